@@ -61,7 +61,7 @@ test-all:
 	bash Scripts/public_api.sh
 	python3 Scripts/doc_numbers.py
 
-# No Swift line over 160 columns (the lineLength of .swift-format, which holds the
+# No Swift line over 120 columns (the lineLength of .swift-format, which holds the
 # formatter settings: 4-space indents, the code's existing line breaks kept); no
 # function over 80 lines without a `// Long:` reason or an entry in
 # Scripts/long_functions_allowlist.txt (which only shrinks); no trap that input or the

@@ -15,7 +15,8 @@ let package = Package(
         // `Predicates`: Core Data predicates; `SQLiteStore`: the store handle, its
         // metadata and objects). SQLite itself stays behind `package` access
         // (Docs/PublicAPI.md).
-        .library(name: "ModelMigration", targets: ["ModelMigration", "DataModel", "Mapping", "Predicates", "SQLiteStore"]),
+        .library(
+            name: "ModelMigration", targets: ["ModelMigration", "DataModel", "Mapping", "Predicates", "SQLiteStore"]),
         .library(name: "MigrateCommands", targets: ["MigrateCommands"]),
         // For policy authors' tests in a deploy package: temporary models, stores
         // and mapping files, a migration with their own policies, the built CLI.
@@ -43,7 +44,9 @@ let package = Package(
         .target(name: "Predicates", dependencies: ["DataModel"]),
         .target(name: "Mapping", dependencies: ["DataModel", "Predicates"]),
         // Xcode `.xcdatamodeld` → YAML model versions (`migrate import`).
-        .target(name: "CoreDataImport", dependencies: ["DataModel", "Mapping", "Predicates", "PropertyList", "ScratchFiles"]),
+        .target(
+            name: "CoreDataImport",
+            dependencies: ["DataModel", "Mapping", "Predicates", "PropertyList", "ScratchFiles"]),
         // Binary property lists: store metadata (SQLiteStore) and Xcode 3 models
         // (CoreDataImport). No dependencies.
         .target(name: "PropertyList"),
@@ -52,7 +55,8 @@ let package = Package(
         .target(name: "ScratchFiles"),
         .target(name: "SQLiteStore", dependencies: ["CSQLite", "DataModel", "PropertyList", "ScratchFiles"]),
         .target(
-            name: "ModelMigration", dependencies: ["DataModel", "Mapping", "Predicates", "PropertyList", "SQLiteStore", "ScratchFiles"]),
+            name: "ModelMigration",
+            dependencies: ["DataModel", "Mapping", "Predicates", "PropertyList", "SQLiteStore", "ScratchFiles"]),
         .target(
             name: "Migrations",
             dependencies: ["ModelMigration"],
@@ -81,21 +85,30 @@ let package = Package(
         // The shipped `migrate`: the commands with the example's policies.
         .executableTarget(name: "MigrateCLI", dependencies: ["MigrateCommands", "Migrations"]),
         // `make bench`: migration speed and memory against the raw-SQL bound.
-        .executableTarget(name: "Benchmarks", dependencies: ["ModelMigration", "DataModel", "SQLiteStore"], path: "Benchmarks/Sources"),
+        .executableTarget(
+            name: "Benchmarks", dependencies: ["ModelMigration", "DataModel", "SQLiteStore"], path: "Benchmarks/Sources"
+        ),
         // Generates the example's sample data for `make demo`.
         .executableTarget(name: "DemoData", path: "Sources/DemoData"),
         .target(name: "TestSupport", dependencies: ["ModelMigration", "DataModel", "SQLiteStore", "ScratchFiles"]),
         .testTarget(name: "DataModelTests", dependencies: ["DataModel", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "DataModel", "PropertyList", "ScratchFiles", "TestSupport"]),
+        .testTarget(
+            name: "SQLiteStoreTests",
+            dependencies: ["SQLiteStore", "DataModel", "PropertyList", "ScratchFiles", "TestSupport"]),
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates", "DataModel", "TestSupport"]),
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "DataModel", "TestSupport"]),
         .testTarget(
             name: "ModelMigrationTests",
             dependencies: [
-                "ModelMigration", "DataModel", "Mapping", "Predicates", "PropertyList", "SQLiteStore", "Migrations", "TestSupport",
+                "ModelMigration", "DataModel", "Mapping", "Predicates", "PropertyList", "SQLiteStore", "Migrations",
+                "TestSupport",
             ]),
-        .testTarget(name: "MigrateCLITests", dependencies: ["MigrateCommands", "ModelMigration", "CoreDataImport", "TestSupport"]),
-        .testTarget(name: "CoreDataImportTests", dependencies: ["CoreDataImport", "DataModel", "Mapping", "PropertyList", "TestSupport"]),
+        .testTarget(
+            name: "MigrateCLITests",
+            dependencies: ["MigrateCommands", "ModelMigration", "CoreDataImport", "TestSupport"]),
+        .testTarget(
+            name: "CoreDataImportTests",
+            dependencies: ["CoreDataImport", "DataModel", "Mapping", "PropertyList", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

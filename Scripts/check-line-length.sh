@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# No Swift line over 160 columns (the lineLength of .swift-format): lists every
+# No Swift line over 120 columns (the lineLength of .swift-format): lists every
 # longer line as FILE:LINE: N columns and exits 1, or exits 0 when there is none.
 # Columns are characters (UTF-8 continuation bytes are not counted), so the check
 # reads the same with any awk. Build folders (.build*, .swiftpm) are skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-limit="${LIMIT:-160}"
+limit="${LIMIT:-120}"
 folders=()
 for folder in Sources Tests Benchmarks Migrations Examples; do
   [ -d "$folder" ] && folders+=("$folder")

@@ -74,7 +74,8 @@ let pythonLoadPeople = #"""
                 pk = o.get("_pk") or last + 1
                 last = max(last, pk)
                 yield (pk, o["fullName"], o["email"], o.get("age"), o.get("city"), o.get("score", 0))
-    c.executemany("INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCITY, ZSCORE) VALUES (?, 3, 1, ?, ?, ?, ?, ?)", rows())
+    c.executemany("INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCITY, ZSCORE) VALUES (?, 3, 1, \#
+    ?, ?, ?, ?, ?)", rows())
     c.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = (SELECT max(Z_PK) FROM ZPERSON) WHERE Z_ENT = 3")
     c.execute("COMMIT")
     """#
@@ -88,7 +89,8 @@ let pythonDumpPeople = #"""
         return json.dumps(dict(pairs), ensure_ascii=False, separators=(",", ":") if pk % 3 else (", ", ": "))
     c = sqlite3.connect(sys.argv[1])
     with open(sys.argv[2], "w", encoding="utf-8") as out:
-        for pk, age, city, email, name, score in c.execute("SELECT Z_PK, ZAGE, ZCITY, ZEMAIL, ZFULLNAME, ZSCORE FROM ZPERSON ORDER BY Z_PK"):
+        for pk, age, city, email, name, score in c.execute("SELECT Z_PK, ZAGE, ZCITY, ZEMAIL, ZFULLNAME, ZSCORE FROM \#
+    ZPERSON ORDER BY Z_PK"):
             f = [("_pk", pk), ("fullName", name), ("email", email), ("age", age), ("city", city), ("score", score)]
             out.write(SHAPE + "\n")
     """#
@@ -130,7 +132,8 @@ let pythonLoadBooks = #"""
                 if folder is not None:
                     place = ends[folder] = ends.get(folder, 0) + 1
                 yield (o["_pk"], o["title"], o.get("pages"), o.get("rating"), o.get("read"), folder, place)
-    c.executemany("INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPAGES, ZRATING, ZREAD, ZFOLDER, Z_FOK_FOLDER) VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?)", rows())
+    c.executemany("INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPAGES, ZRATING, ZREAD, ZFOLDER, Z_FOK_FOLDER) \#
+    VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?)", rows())
     c.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = (SELECT max(Z_PK) FROM ZBOOK) WHERE Z_ENT = 1")
     c.execute("COMMIT")
     """#
@@ -141,11 +144,13 @@ let pythonDumpBooks = #"""
     c = sqlite3.connect(sys.argv[1])
     with open(sys.argv[2], "w", encoding="utf-8") as out:
         for pk, folder, place, pages, rating, read, title in c.execute(
-                "SELECT Z_PK, ZFOLDER, Z_FOK_FOLDER, ZPAGES, ZRATING, ZREAD, ZTITLE FROM ZBOOK ORDER BY Z_FOK_FOLDER, Z_PK"):
+                "SELECT Z_PK, ZFOLDER, Z_FOK_FOLDER, ZPAGES, ZRATING, ZREAD, ZTITLE FROM ZBOOK ORDER BY Z_FOK_FOLDER, \#
+    Z_PK"):
             o = {"_pk": pk, "_entity": "Book"}
             if folder is not None:
                 o["_position"] = {"folder": place}
-            o.update({"folder": folder, "pages": pages, "rating": rating, "read": None if read is None else read == 1, "title": title})
+            o.update({"folder": folder, "pages": pages, "rating": rating, "read": None if read is None else read == \#
+    1, "title": title})
             out.write(json.dumps(o, ensure_ascii=False, separators=(",", ":")) + "\n")
     """#
 
@@ -178,12 +183,18 @@ struct ObjectBenchmark {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let start = Date()
-        guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { return Sample(status: -1, seconds: 0, cpu: 0, megabytes: 0) }
+        guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else {
+            return Sample(status: -1, seconds: 0, cpu: 0, megabytes: 0)
+        }
         var status: Int32 = 0
         var usage = rusage()
         wait4(pid, &status, 0, &usage)
-        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-        return Sample(status: (status >> 8) & 0xff, seconds: Date().timeIntervalSince(start), cpu: cpu, megabytes: Double(usage.ru_maxrss) / 1024)
+        let cpu =
+            Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(
+                usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        return Sample(
+            status: (status >> 8) & 0xff, seconds: Date().timeIntervalSince(start), cpu: cpu,
+            megabytes: Double(usage.ru_maxrss) / 1024)
     }
 
     func python(_ script: String, _ args: [String]) -> Sample {
@@ -193,10 +204,14 @@ struct ObjectBenchmark {
     }
 
     /// A case from its four runs.
-    static func measured(_ size: Int, _ shape: String, load: Sample, pythonLoad: Sample, dump: Sample, pythonDump: Sample) -> ObjectIO {
+    static func measured(
+        _ size: Int, _ shape: String, load: Sample, pythonLoad: Sample, dump: Sample, pythonDump: Sample
+    ) -> ObjectIO {
         ObjectIO(
-            people: size, shape: shape, loadSeconds: load.seconds, loadPeakMB: load.megabytes, pythonLoadSeconds: pythonLoad.seconds,
-            pythonLoadPeakMB: pythonLoad.megabytes, dumpSeconds: dump.seconds, dumpPeakMB: dump.megabytes, pythonDumpSeconds: pythonDump.seconds,
+            people: size, shape: shape, loadSeconds: load.seconds, loadPeakMB: load.megabytes,
+            pythonLoadSeconds: pythonLoad.seconds,
+            pythonLoadPeakMB: pythonLoad.megabytes, dumpSeconds: dump.seconds, dumpPeakMB: dump.megabytes,
+            pythonDumpSeconds: pythonDump.seconds,
             pythonDumpPeakMB: pythonDump.megabytes, loadStatus: load.status, dumpStatus: dump.status, loadCPU: load.cpu,
             pythonLoadCPU: pythonLoad.cpu, dumpCPU: dump.cpu, pythonDumpCPU: pythonDump.cpu)
     }
@@ -217,7 +232,8 @@ struct ObjectBenchmark {
     /// Every shape of people lines, then the books.
     func measure(size: Int) throws -> [ObjectIO] {
         var results: [ObjectIO] = []
-        let empty = "\(work)/people-empty.sqlite", models = try emptyStore("Bench", yaml: peopleModel, at: "\(work)/people-empty.sqlite")
+        let empty = "\(work)/people-empty.sqlite",
+            models = try emptyStore("Bench", yaml: peopleModel, at: "\(work)/people-empty.sqlite")
         let seed = "\(work)/people-\(size).jsonl", target = "\(work)/loaded.sqlite", raw = "\(work)/raw.sqlite"
         try writePeopleLines(size, to: seed)
         // The source of every shape: a store Python loaded from dump's own lines.
@@ -225,14 +241,16 @@ struct ObjectBenchmark {
         _ = python(pythonLoadPeople, [raw, seed])
         for shape in LineShape.allCases {
             let lines = "\(work)/people-\(size)-\(shape).jsonl"
-            let pythonDump = python(pythonDumpPeople.replacingOccurrences(of: "SHAPE", with: shape.python), [raw, lines])
+            let pythonDump = python(
+                pythonDumpPeople.replacingOccurrences(of: "SHAPE", with: shape.python), [raw, lines])
             try copy(empty, target)
             let load = run(migrate, ["load", target, "Person", lines, "--models", models])
             let check = "\(work)/raw-check.sqlite"
             try copy(empty, check)
             let pythonLoad = python(pythonLoadPeople, [check, lines])
             let dump = run(migrate, ["dump", target, "Person", "--models", models], output: "\(work)/dumped.jsonl")
-            let m = Self.measured(size, shape.rawValue, load: load, pythonLoad: pythonLoad, dump: dump, pythonDump: pythonDump)
+            let m = Self.measured(
+                size, shape.rawValue, load: load, pythonLoad: pythonLoad, dump: dump, pythonDump: pythonDump)
             results.append(m)
             report(m, what: "people, \(shape.rawValue)")
             for path in [lines, check] { try? FileManager.default.removeItem(atPath: path) }
@@ -247,12 +265,14 @@ struct ObjectBenchmark {
     /// same books in no folder.
     func measureBooks(size: Int) throws -> [ObjectIO] {
         var results: [ObjectIO] = []
-        let empty = "\(work)/books-empty.sqlite", models = try emptyStore("Library", yaml: libraryModel, at: "\(work)/books-empty.sqlite")
+        let empty = "\(work)/books-empty.sqlite",
+            models = try emptyStore("Library", yaml: libraryModel, at: "\(work)/books-empty.sqlite")
         let folders = "\(work)/folders.jsonl", folderCount = max(1, size / 10_000)
         try (1...folderCount).map { #"{"_pk":\#($0),"title":"Folder \#($0)"}"# }.joined(separator: "\n").write(
             toFile: folders, atomically: true, encoding: .utf8)
         for ordered in [false, true] {
-            let lines = "\(work)/books-\(size)-\(ordered).jsonl", target = "\(work)/books.sqlite", raw = "\(work)/books-raw.sqlite"
+            let lines = "\(work)/books-\(size)-\(ordered).jsonl", target = "\(work)/books.sqlite",
+                raw = "\(work)/books-raw.sqlite"
             try writeBookLines(size, folders: ordered ? folderCount : nil, to: lines)
             for path in [target, raw] {
                 try copy(empty, path)
@@ -263,11 +283,14 @@ struct ObjectBenchmark {
             let dump = run(migrate, ["dump", target, "Book", "--models", models], output: "\(work)/dumped.jsonl")
             let pythonDump = python(pythonDumpBooks, [raw, "\(work)/books-python.jsonl"])
             let m = Self.measured(
-                size, ordered ? "books in ordered folders" : "books in no folder", load: load, pythonLoad: pythonLoad, dump: dump,
+                size, ordered ? "books in ordered folders" : "books in no folder", load: load, pythonLoad: pythonLoad,
+                dump: dump,
                 pythonDump: pythonDump)
             results.append(m)
             report(m, what: ordered ? "books, \(folderCount) ordered folders" : "books, no folder")
-            for path in [lines, target, raw, "\(work)/books-python.jsonl"] { try? FileManager.default.removeItem(atPath: path) }
+            for path in [lines, target, raw, "\(work)/books-python.jsonl"] {
+                try? FileManager.default.removeItem(atPath: path)
+            }
         }
         for path in [empty, folders, "\(work)/dumped.jsonl"] { try? FileManager.default.removeItem(atPath: path) }
         return results
@@ -280,8 +303,11 @@ struct ObjectBenchmark {
         ] where verb == "load" || m.measuresDump {
             print(
                 String(
-                    format: "%9d  %@ %-36@ %7.3f s  Python %7.3f s  %5.2f×  CPU %6.2f s / %6.2f s %5.2f×  peak %5.1f MB%@", m.people,
-                    verb as NSString, what as NSString, seconds, python, python / seconds, cpu, pythonCPU, pythonCPU / cpu, memory,
+                    format:
+                        "%9d  %@ %-36@ %7.3f s  Python %7.3f s  %5.2f×  CPU %6.2f s / %6.2f s %5.2f×  peak %5.1f MB%@",
+                    m.people,
+                    verb as NSString, what as NSString, seconds, python, python / seconds, cpu, pythonCPU,
+                    pythonCPU / cpu, memory,
                     status == 0 ? "" : "  FAILED (exit \(status))"))
         }
     }
@@ -289,10 +315,15 @@ struct ObjectBenchmark {
     /// The lines `migrate dump` writes for the benchmark's people.
     func writePeopleLines(_ count: Int, to path: String) throws {
         try writeLines(count, to: path) { pk in
-            let first = ["Ann", "José", "Zoë", "Łukasz", "Mei", "Ana María"], last = ["Smith", "García", "da Silva", "Ng", "Müller"]
+            let first = ["Ann", "José", "Zoë", "Łukasz", "Mei", "Ana María"],
+                last = ["Smith", "García", "da Silva", "Ng", "Müller"]
             let name = pk % 11 == 0 ? first[pk % first.count] : "\(first[pk % first.count]) \(last[pk % last.count])"
             let age = pk % 5 == 0 ? "null" : String(18 + pk % 70), city = pk % 3 == 0 ? "null" : "\"Lisbon\""
-            return #"{"_pk":\#(pk),"_entity":"Person","age":\#(age),"city":\#(city),"email":"p\#(pk)@example.com","fullName":"\#(name)","score":0}"#
+            return
+                #"""
+                {"_pk":\#(pk),"_entity":"Person","age":\#(age),"city":\#(city),"email":"p\#(pk)@example.com",\#
+                "fullName":"\#(name)","score":0}
+                """#
         }
     }
 
@@ -302,7 +333,12 @@ struct ObjectBenchmark {
         try writeLines(count, to: path) { pk in
             let folder = folders.map { #""folder":\#(pk % $0 + 1),"# } ?? ""
             let rating = pk % 7 == 0 ? "null" : String(Double(pk % 50) / 10)
-            return #"{"_pk":\#(pk),"_entity":"Book",\#(folder)"pages":\#(pk % 900),"rating":\#(rating),"read":\#(pk % 2 == 0),"title":"Book \#(pk)"}"#
+            return
+                #"""
+                {"_pk":\#(pk),"_entity":"Book",\#(folder)"pages":\#(pk % 900),"rating":\#(rating),\#
+                "read":\#(pk % 2 == 0),"title":"Book \#
+                \#(pk)"}
+                """#
         }
     }
 
@@ -345,12 +381,15 @@ struct ObjectBenchmark {
                 targets.append(
                     (
                         "\(verb) (\(m.shape)): ≥ 1.5× the speed of the Python loop at \(size)", speed >= 1.5,
-                        String(format: "%.2f× in CPU time (%.2f s against %.2f s); %.2f× in wall-clock time", speed, cpu, pythonCPU, wall)
+                        String(
+                            format: "%.2f× in CPU time (%.2f s against %.2f s); %.2f× in wall-clock time", speed, cpu,
+                            pythonCPU, wall)
                     ))
             }
         }
         let peak = cases.filter { $0.people == size }.map { max($0.loadPeakMB, $0.dumpPeakMB) }.max() ?? 0
-        targets.append(("load and dump: peak resident memory ≤ 64 MB at \(size)", peak <= 64, String(format: "%.1f MB", peak)))
+        targets.append(
+            ("load and dump: peak resident memory ≤ 64 MB at \(size)", peak <= 64, String(format: "%.1f MB", peak)))
         if let inLists = cases.first(where: { $0.people == size && $0.shape == "books in ordered folders" }),
             let alone = cases.first(where: { $0.people == size && $0.shape == "books in no folder" })
         {
@@ -359,7 +398,8 @@ struct ObjectBenchmark {
                 (
                     "load: books in ordered folders within 2× of the same books in none at \(size)", ratio <= 2,
                     String(
-                        format: "%.2f× in CPU time (%.2f s against %.2f s); %.2f× in wall-clock time", ratio, inLists.loadCPU, alone.loadCPU,
+                        format: "%.2f× in CPU time (%.2f s against %.2f s); %.2f× in wall-clock time", ratio,
+                        inLists.loadCPU, alone.loadCPU,
                         inLists.loadSeconds / alone.loadSeconds)
                 ))
         }
@@ -368,17 +408,21 @@ struct ObjectBenchmark {
 
     /// The Markdown table of the cases.
     static func markdown(_ cases: [ObjectIO]) -> String {
-        var text = "\n| objects | lines | load s | Python s | speed (CPU) | dump s | Python s | speed (CPU) | peak MB |\n"
+        var text =
+            "\n| objects | lines | load s | Python s | speed (CPU) | dump s | Python s | speed (CPU) | peak MB |\n"
         text += "|---:|---|---:|---:|---:|---:|---:|---:|---:|\n"
         for m in cases where m.measuresDump {
             text += String(
-                format: "| %d | %@ | %.3f | %.3f | %.2f× (%.2f×) | %.3f | %.3f | %.2f× (%.2f×) | %.1f |\n", m.people, m.shape as NSString,
-                m.loadSeconds, m.pythonLoadSeconds, m.loadSpeed, m.loadCPUSpeed, m.dumpSeconds, m.pythonDumpSeconds, m.dumpSpeed,
+                format: "| %d | %@ | %.3f | %.3f | %.2f× (%.2f×) | %.3f | %.3f | %.2f× (%.2f×) | %.1f |\n", m.people,
+                m.shape as NSString,
+                m.loadSeconds, m.pythonLoadSeconds, m.loadSpeed, m.loadCPUSpeed, m.dumpSeconds, m.pythonDumpSeconds,
+                m.dumpSpeed,
                 m.dumpCPUSpeed, max(m.loadPeakMB, m.dumpPeakMB))
         }
         for m in cases where !m.measuresDump {
             text += String(
-                format: "| %d | %@ | %.3f | %.3f | %.2f× (%.2f×) | — | — | — | %.1f |\n", m.people, m.shape as NSString, m.loadSeconds,
+                format: "| %d | %@ | %.3f | %.3f | %.2f× (%.2f×) | — | — | — | %.1f |\n", m.people, m.shape as NSString,
+                m.loadSeconds,
                 m.pythonLoadSeconds, m.loadSpeed, m.loadCPUSpeed, m.loadPeakMB)
         }
         return text

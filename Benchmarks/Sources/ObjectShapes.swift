@@ -72,7 +72,8 @@ let pythonLoadShapes = #"""
             for o in lines():
                 parent = o.get("parent")
                 yield (o["_pk"], o["name"], o.get("weight"), parent, None if parent is None else place(parent))
-        c.executemany("INSERT INTO ZNODE (Z_PK, Z_ENT, Z_OPT, ZNAME, ZWEIGHT, ZPARENT, Z_FOK_PARENT) VALUES (?, 1, 1, ?, ?, ?, ?)", rows())
+        c.executemany("INSERT INTO ZNODE (Z_PK, Z_ENT, Z_OPT, ZNAME, ZWEIGHT, ZPARENT, Z_FOK_PARENT) VALUES (?, \#
+    1, 1, ?, ?, ?, ?)", rows())
     elif shape == "tags":
         joins = []
         def rows():
@@ -112,17 +113,26 @@ extension ObjectBenchmark {
         func book(_ pk: Int, folder: Int?) -> String {
             let folder = folder.map { #""folder":\#($0),"# } ?? ""
             let rating = pk % 7 == 0 ? "null" : String(Double(pk % 50) / 10)
-            return #"{"_pk":\#(pk),"_entity":"Book",\#(folder)"pages":\#(pk % 900),"rating":\#(rating),"read":\#(pk % 2 == 0),"title":"Book \#(pk)"}"#
+            return
+                #"""
+                {"_pk":\#(pk),"_entity":"Book",\#(folder)"pages":\#(pk % 900),"rating":\#(rating),\#
+                "read":\#(pk % 2 == 0),"title":"Book \#
+                \#(pk)"}
+                """#
         }
         return [
             Shape(
-                name: "books before their folders (--all)", python: "later", model: ("Library", libraryModel), preload: nil,
+                name: "books before their folders (--all)", python: "later", model: ("Library", libraryModel),
+                preload: nil,
                 arguments: ["--all"], count: size + folders
             ) { line in
-                line <= size ? book(line, folder: line % folders + 1) : #"{"_pk":\#(line - size),"_entity":"Folder","title":"Folder"}"#
+                line <= size
+                    ? book(line, folder: line % folders + 1)
+                    : #"{"_pk":\#(line - size),"_entity":"Folder","title":"Folder"}"#
             },
             Shape(
-                name: "a tree (each node the parent of the next)", python: "tree", model: ("Tree", treeModel), preload: nil,
+                name: "a tree (each node the parent of the next)", python: "tree", model: ("Tree", treeModel),
+                preload: nil,
                 arguments: ["Node"], count: size
             ) { pk in
                 #"{"_pk":\#(pk),"name":"n\#(pk)","weight":\#(pk % 100)\#(pk > 1 ? #","parent":\#(pk - 1)"# : "")}"#
@@ -131,7 +141,10 @@ extension ObjectBenchmark {
                 name: "books with 5 tags, ordered both sides", python: "tags", model: ("Tags", tagsModel),
                 preload: ("Tag", { #"{"_pk":\#($0),"name":"t\#($0)"}"# }, tags), arguments: ["Book"], count: size / 5
             ) { pk in
-                #"{"_pk":\#(pk),"title":"Book \#(pk)","tags":[\#((0..<5).map { String((pk * 7 + $0 * 131) % tags + 1) }.joined(separator: ","))]}"#
+                #"""
+                {"_pk":\#(pk),"title":"Book \#
+                \#(pk)","tags":[\#((0..<5).map { String((pk * 7 + $0 * 131) % tags + 1) }.joined(separator: ","))]}
+                """#
             },
             Shape(
                 name: "folders listing their books whole", python: "lists", model: ("Library", libraryModel),

@@ -46,7 +46,9 @@ struct RewriteAtScale {
         print("generated \(rows) people (no posts) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
         // What the audit's own scan costs: the entity-number check of ZPERSON alone.
         let reader = try Connection(path: store)
-        let scan = try timed { try reader.scalarInt64("SELECT count(*) FROM ZPERSON WHERE Z_ENT IS NULL OR Z_ENT NOT IN (3)") }
+        let scan = try timed {
+            try reader.scalarInt64("SELECT count(*) FROM ZPERSON WHERE Z_ENT IS NULL OR Z_ENT NOT IN (3)")
+        }
         try reader.close()
         let target = "\(work)/migrated.sqlite", raw = "\(work)/raw.sqlite"
         var cli = Time(), fused = Time(), separate = Time(), sql = Time()
@@ -56,7 +58,11 @@ struct RewriteAtScale {
         for _ in 0..<rounds {
             try copy(store, target)
             let sample = child.run(
-                migrate, ["apply", target, "--models", folder + "/Models", "--migrations", folder + "/Migrations", "--timeout", "60"])
+                migrate,
+                [
+                    "apply", target, "--models", folder + "/Models", "--migrations", folder + "/Migrations",
+                    "--timeout", "60",
+                ])
             cli.keep(sample.seconds, sample.cpu)
             (status, memory) = (sample.status != 0 ? sample.status : status, max(memory, sample.megabytes))
             try copy(store, target)
@@ -77,18 +83,28 @@ struct RewriteAtScale {
         ]
         print(
             String(
-                format: "%9d  %@: SQL bound %.3f s (CPU %.3f s); the audit's scan alone %.3f s (CPU %.3f s)", rows, hop.name as NSString,
+                format: "%9d  %@: SQL bound %.3f s (CPU %.3f s); the audit's scan alone %.3f s (CPU %.3f s)", rows,
+                hop.name as NSString,
                 sql.seconds, sql.cpu, scan.seconds, scan.cpu))
         for (label, time) in sides {
             print(
                 String(
-                    format: "%9d  %-42@ %8.3f s  ratio %5.2f   CPU %8.3f s  ratio %5.2f", rows, label as NSString, time.seconds, time.seconds / sql.seconds,
+                    format: "%9d  %-42@ %8.3f s  ratio %5.2f   CPU %8.3f s  ratio %5.2f", rows, label as NSString,
+                    time.seconds, time.seconds / sql.seconds,
                     time.cpu, time.cpu / sql.cpu))
         }
-        print(String(format: "           peak resident memory of `migrate apply`: %.1f MB%@", memory, status == 0 ? "" : "  FAILED (exit \(status))"))
+        print(
+            String(
+                format: "           peak resident memory of `migrate apply`: %.1f MB%@", memory,
+                status == 0 ? "" : "  FAILED (exit \(status))"))
         let met = status == 0 && cli.seconds / sql.seconds <= 1.10
         let ratio = String(format: "%.2f×", cli.seconds / sql.seconds)
-        print("\ntargets:\n  \(met ? "met    " : "NOT MET") rewrite at \(rows) rows ≤ 1.10× the SQL bound, audit included: \(ratio)")
+        print(
+            """
+            \ntargets:\n  \(met ? "met    " : "NOT MET") rewrite at \(rows) rows ≤ 1.10× the SQL bound, audit \
+            included: \(ratio)
+            """
+        )
         return met ? 0 : 1
     }
 
@@ -97,7 +113,8 @@ struct RewriteAtScale {
         func cpuNow() -> Double {
             var usage = rusage()
             getrusage(RUSAGE_SELF.rawValue, &usage)
-            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(
+                usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
         }
         let start = Date(), cpu = cpuNow()
         _ = try body()
@@ -113,13 +130,22 @@ struct RewriteAtScale {
         let store = try Store.create(path: path, version: first)
         let c = store.connection
         try c.execute("PRAGMA synchronous = OFF")
-        let indexes = try c.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'ZPERSON' AND sql IS NOT NULL").rows()
+        let indexes = try c.prepare(
+            "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'ZPERSON' AND sql IS NOT NULL"
+        ).rows()
         try c.transaction(.exclusive) {
             for index in indexes { try c.execute("DROP INDEX \(SQLText.q(index[0].string ?? ""))") }
-            let person = try c.prepare("INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCITY, ZSCORE) VALUES (?, 3, 1, ?, ?, ?, ?, 0)")
-            let first = ["Ann", "José", "Zoë", "Łukasz", "Mei", "Ana María"], last = ["Smith", "García", "da Silva", "Ng", "Müller"]
+            let person = try c.prepare(
+                """
+                INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCITY, ZSCORE) VALUES (?, 3, 1, ?, \
+                ?, ?, ?, 0)
+                """
+            )
+            let first = ["Ann", "José", "Zoë", "Łukasz", "Mei", "Ana María"],
+                last = ["Smith", "García", "da Silva", "Ng", "Müller"]
             for pk in 1...rows {
-                let name = pk % 11 == 0 ? first[pk % first.count] : "\(first[pk % first.count]) \(last[pk % last.count])"
+                let name =
+                    pk % 11 == 0 ? first[pk % first.count] : "\(first[pk % first.count]) \(last[pk % last.count])"
                 try person.bind([
                     .integer(Int64(pk)), .text(name), .text("p\(pk)@example.com"),
                     pk % 5 == 0 ? .null : .integer(Int64(18 + pk % 70)), pk % 3 == 0 ? .null : .text("Lisbon"),

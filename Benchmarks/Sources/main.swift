@@ -6,7 +6,8 @@
 // is measured alone) and runs the hand-written SQL a database engineer would write
 // for the same change on another copy, in this process through the SQLite C API.
 //
-//     Benchmarks [--quick] [--sizes 10000,1000000] --migrate PATH [--work DIR] [--results DIR] [--only TEXT] [--keep] [--rewrite-rows N]
+//     Benchmarks [--quick] [--sizes 10000,1000000] --migrate PATH [--work DIR] [--results DIR] [--only TEXT]
+//                [--keep] [--rewrite-rows N]
 //
 // `--only TEXT` runs the hops whose name contains TEXT (`--only load`: the load and
 // dump measurements alone, at sizes up to 1 M: four line shapes and books in ordered
@@ -30,7 +31,8 @@ let sizes: [Int] =
     option("--sizes").map { $0.split(separator: ",").compactMap { Int($0) } }
     ?? (quick ? [10_000, 1_000_000] : [10_000, 1_000_000, 10_000_000])
 guard let migrate = option("--migrate") else {
-    try? FileHandle.standardError.write(contentsOf: Data("usage: Benchmarks [--quick] [--sizes N,N] --migrate PATH [--work DIR] [--results DIR]\n".utf8))
+    let usage = "usage: Benchmarks [--quick] [--sizes N,N] --migrate PATH [--work DIR] [--results DIR]\n"
+    try? FileHandle.standardError.write(contentsOf: Data(usage.utf8))
     exit(64)
 }
 let work = option("--work") ?? "Benchmarks/work"
@@ -101,8 +103,10 @@ let personIndexes = [
     #"CREATE INDEX "ZPERSON_ZEMAIL_INDEX" ON "ZPERSON" ("ZEMAIL")"#,
     #"CREATE UNIQUE INDEX "Z_Person_UNIQUE_email" ON "ZPERSON" ("ZEMAIL")"#,
 ]
-let withNickname = base.replacingOccurrences(of: "      city: string?\n", with: "      city: string?\n      nickname: string?\n")
-let withViews = withNickname.replacingOccurrences(of: "      body: string?\n", with: "      body: string?\n      views: integer64?\n")
+let withNickname = base.replacingOccurrences(
+    of: "      city: string?\n", with: "      city: string?\n      nickname: string?\n")
+let withViews = withNickname.replacingOccurrences(
+    of: "      body: string?\n", with: "      body: string?\n      views: integer64?\n")
 let withNote = withViews + "\n  Note:\n    attributes:\n      text: string\n"
 /// SplitFullName as a Python programmer would write it with the sqlite3 module:
 /// stream the rows, split each name, executemany into the new table, drop, rename,
@@ -119,10 +123,12 @@ let pythonSplit = #"""
         return " ".join(words[:i]), " ".join(words[i:])
     c = sqlite3.connect(sys.argv[1], isolation_level=None)
     c.execute("BEGIN IMMEDIATE")
-    c.execute("CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, \#
+    c.execute("CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE \#
+    INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, \#
     ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)")
     def rows():
-        for pk, ent, opt, age, score, city, email, full in c.execute("SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, ZFULLNAME \#
+        for pk, ent, opt, age, score, city, email, full in c.execute("SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, \#
+    ZCITY, ZEMAIL, ZFULLNAME \#
     FROM ZPERSON ORDER BY Z_PK"):
             first, last = split(full)
             yield (pk, ent, opt, age, score, city, email, first, last)
@@ -140,7 +146,10 @@ let hops: [Hop] = [
         bound: ["ALTER TABLE ZPERSON ADD COLUMN ZNICKNAME VARCHAR"], rows: people),
     Hop(
         name: "add an attribute (many-to-many side)", kind: "additive",
-        versions: [base.replacingOccurrences(of: "      body: string?\n", with: "      body: string?\n      views: integer64?\n")],
+        versions: [
+            base.replacingOccurrences(
+                of: "      body: string?\n", with: "      body: string?\n      views: integer64?\n")
+        ],
         bound: ["ALTER TABLE ZPOST ADD COLUMN ZVIEWS INTEGER"], rows: { $0 * 3 }),
     Hop(
         name: "add an entity", kind: "additive",
@@ -151,7 +160,10 @@ let hops: [Hop] = [
         ], rows: people),
     Hop(
         name: "rename an attribute (indexed, unique table)", kind: "additive",
-        versions: [base.replacingOccurrences(of: "      city: string?\n", with: "      town: { type: string, optional: true, renamedFrom: city }\n")],
+        versions: [
+            base.replacingOccurrences(
+                of: "      city: string?\n", with: "      town: { type: string, optional: true, renamedFrom: city }\n")
+        ],
         bound: ["ALTER TABLE ZPERSON RENAME COLUMN ZCITY TO ZTOWN"], rows: people),
     Hop(
         name: "additive chain v1 → v4 (three hops)", kind: "additive",
@@ -170,31 +182,44 @@ let hops: [Hop] = [
         versions: [base.replacingOccurrences(of: "      age: integer16?\n", with: "      age: double?\n")],
         bound: [
             """
-            CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE FLOAT, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, \
-            ZFULLNAME VARCHAR)
+            CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE FLOAT, ZSCORE INTEGER, ZCITY \
+            VARCHAR, ZEMAIL VARCHAR, ZFULLNAME VARCHAR)
             """,
-            "INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, CAST(ZAGE AS REAL), ZSCORE, ZCITY, ZEMAIL, ZFULLNAME FROM ZPERSON",
+            """
+            INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, CAST(ZAGE AS REAL), ZSCORE, ZCITY, ZEMAIL, ZFULLNAME FROM ZPERSON
+            """,
             "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON",
         ] + personIndexes, rows: people),
     Hop(
         name: "make an attribute required with a default", kind: "rewrite",
-        versions: [base.replacingOccurrences(of: "      city: string?\n", with: "      city: { type: string, default: \"\" }\n")],
+        versions: [
+            base.replacingOccurrences(
+                of: "      city: string?\n", with: "      city: { type: string, default: \"\" }\n")
+        ],
         bound: ["UPDATE ZPERSON SET ZCITY = '' WHERE ZCITY IS NULL"], rows: people),
     Hop(
         name: "move an entity into a hierarchy", kind: "rewrite",
-        versions: [base.replacingOccurrences(of: "  Person:\n", with: "  Party:\n    abstract: true\n  Person:\n    parent: Party\n")],
+        versions: [
+            base.replacingOccurrences(
+                of: "  Person:\n", with: "  Party:\n    abstract: true\n  Person:\n    parent: Party\n")
+        ],
         // The table takes the root's name, so do its indexes: the same end schema.
         bound: [
-            "ALTER TABLE ZPERSON RENAME TO ZPARTY", #"DROP INDEX "ZPERSON_ZEMAIL_INDEX""#, #"DROP INDEX "Z_Person_UNIQUE_email""#,
-            #"CREATE INDEX "ZPARTY_Z_ENT_INDEX" ON "ZPARTY" ("Z_ENT")"#, #"CREATE INDEX "ZPARTY_ZEMAIL_INDEX" ON "ZPARTY" ("ZEMAIL")"#,
+            "ALTER TABLE ZPERSON RENAME TO ZPARTY", #"DROP INDEX "ZPERSON_ZEMAIL_INDEX""#,
+            #"DROP INDEX "Z_Person_UNIQUE_email""#,
+            #"CREATE INDEX "ZPARTY_Z_ENT_INDEX" ON "ZPARTY" ("Z_ENT")"#,
+            #"CREATE INDEX "ZPARTY_ZEMAIL_INDEX" ON "ZPARTY" ("ZEMAIL")"#,
             #"CREATE UNIQUE INDEX "Z_Person_UNIQUE_email" ON "ZPARTY" ("ZEMAIL") WHERE Z_ENT IN (3)"#,
             "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (6, 'Party', 0, 0)",
             "UPDATE Z_PRIMARYKEY SET Z_SUPER = 6 WHERE Z_ENT = 3",
         ], rows: people),
     Hop(
         name: "fused v1 → v3 chain (add, then drop)", kind: "rewrite",
-        versions: [withNickname, base.replacingOccurrences(of: "      city: string?\n", with: "      nickname: string?\n")],
-        bound: ["ALTER TABLE ZPERSON ADD COLUMN ZNICKNAME VARCHAR", "ALTER TABLE ZPERSON DROP COLUMN ZCITY"], rows: people),
+        versions: [
+            withNickname, base.replacingOccurrences(of: "      city: string?\n", with: "      nickname: string?\n"),
+        ],
+        bound: ["ALTER TABLE ZPERSON ADD COLUMN ZNICKNAME VARCHAR", "ALTER TABLE ZPERSON DROP COLUMN ZCITY"],
+        rows: people),
     Hop(
         name: "mapping-file expressions (lowercase, parse)", kind: "rewrite",
         versions: [base.replacingOccurrences(of: "      pages: string?\n", with: "      pages: integer32?\n")],
@@ -206,9 +231,15 @@ let hops: [Hop] = [
         // What a database engineer writes: SQLite's own lower() and CAST (ASCII
         // data, so they agree with NSString's lowercase and integerValue here).
         bound: [
-            "CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHOR INTEGER, ZPAGES INTEGER, ZBODY VARCHAR, ZTITLE VARCHAR)",
-            "INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, ZAUTHOR, CAST(ZPAGES AS INTEGER), ZBODY, lower(ZTITLE) FROM ZPOST",
-            "DROP TABLE ZPOST", "ALTER TABLE N RENAME TO ZPOST", #"CREATE INDEX "ZPOST_ZAUTHOR_INDEX" ON "ZPOST" ("ZAUTHOR")"#,
+            """
+            CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHOR INTEGER, ZPAGES INTEGER, \
+            ZBODY VARCHAR, ZTITLE VARCHAR)
+            """,
+            """
+            INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, ZAUTHOR, CAST(ZPAGES AS INTEGER), ZBODY, lower(ZTITLE) FROM ZPOST
+            """,
+            "DROP TABLE ZPOST", "ALTER TABLE N RENAME TO ZPOST",
+            #"CREATE INDEX "ZPOST_ZAUTHOR_INDEX" ON "ZPOST" ("ZAUTHOR")"#,
         ],
         rows: { $0 * 3 }),
     Hop(
@@ -216,18 +247,29 @@ let hops: [Hop] = [
         versions: [
             base.replacingOccurrences(
                 of: "      fullName: string\n",
-                with: "      firstName: { type: string, default: \"\" }\n      lastName: { type: string, default: \"\" }\n")
+                with:
+                    """
+                          firstName: { type: string, default: \"\" }\n      lastName: { type: string, default: \"\" }\n
+                    """
+            )
         ],
-        mapping: ("1-to-2.yaml", "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: policy\n"),
+        mapping: (
+            "1-to-2.yaml",
+            """
+            entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: \
+            policy\n
+            """
+        ),
         // Pure SQL: everything up to the last space is the first name.
         bound: [
             """
-            CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, \
-            ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)
+            CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, \
+            ZCITY VARCHAR, ZEMAIL VARCHAR, ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)
             """,
             """
-            INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, trim(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))), \
-            substr(ZFULLNAME, length(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))) + 1) FROM ZPERSON
+            INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, trim(rtrim(ZFULLNAME, \
+            replace(ZFULLNAME, ' ', ''))), substr(ZFULLNAME, length(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))) + \
+            1) FROM ZPERSON
             """,
             "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON",
         ] + personIndexes, rows: people, python: pythonSplit),
@@ -236,7 +278,11 @@ let hops: [Hop] = [
         versions: [
             base.replacingOccurrences(
                 of: "      fullName: string\n",
-                with: "      firstName: { type: string, default: \"\" }\n      lastName: { type: string, default: \"\" }\n")
+                with:
+                    """
+                          firstName: { type: string, default: \"\" }\n      lastName: { type: string, default: \"\" }\n
+                    """
+            )
         ],
         // The policy's Swift functions called inside the set-based copy.
         mapping: (
@@ -247,18 +293,21 @@ let hops: [Hop] = [
         ),
         bound: [
             """
-            CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, \
-            ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)
+            CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, \
+            ZCITY VARCHAR, ZEMAIL VARCHAR, ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)
             """,
             """
-            INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, trim(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))), \
-            substr(ZFULLNAME, length(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))) + 1) FROM ZPERSON
+            INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, trim(rtrim(ZFULLNAME, \
+            replace(ZFULLNAME, ' ', ''))), substr(ZFULLNAME, length(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))) + \
+            1) FROM ZPERSON
             """,
             "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON",
         ] + personIndexes, rows: people, python: pythonSplit),
 ]
 // `--rewrite-rows N`: one rebuild at N rows, its audit included, alone (RewriteAtScale.swift; `make bench-rewrite`).
-if let rows = option("--rewrite-rows").flatMap({ Int($0) }) { exit(try RewriteAtScale(migrate: migrate, work: work, rows: rows).measure(hops)) }
+if let rows = option("--rewrite-rows").flatMap({ Int($0) }) {
+    exit(try RewriteAtScale(migrate: migrate, work: work, rows: rows).measure(hops))
+}
 
 // MARK: Store generation (raw SQL through the C API, as fast as SQLite goes)
 
@@ -269,9 +318,12 @@ func writeModels(_ hop: Hop, into folder: String) throws {
     try FileManager.default.createDirectory(atPath: folder + "/Migrations/Bench", withIntermediateDirectories: true)
     try version(1, base).write(toFile: folder + "/Models/Bench/1.yaml", atomically: true, encoding: .utf8)
     for (i, text) in hop.versions.enumerated() {
-        try version(i + 2, text).write(toFile: folder + "/Models/Bench/\(i + 2).yaml", atomically: true, encoding: .utf8)
+        try version(i + 2, text).write(
+            toFile: folder + "/Models/Bench/\(i + 2).yaml", atomically: true, encoding: .utf8)
     }
-    if let (name, text) = hop.mapping { try text.write(toFile: folder + "/Migrations/Bench/\(name)", atomically: true, encoding: .utf8) }
+    if let (name, text) = hop.mapping {
+        try text.write(toFile: folder + "/Migrations/Bench/\(name)", atomically: true, encoding: .utf8)
+    }
 }
 
 func generate(people count: Int, at path: String, work: String, firstHop: Hop) throws {
@@ -282,11 +334,18 @@ func generate(people count: Int, at path: String, work: String, firstHop: Hop) t
     let c = store.connection
     try c.execute("PRAGMA synchronous = OFF")
     try c.transaction(.exclusive) {
-        let person = try c.prepare("INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCITY, ZSCORE) VALUES (?, 3, 1, ?, ?, ?, ?, 0)")
-        let post = try c.prepare("INSERT INTO ZPOST (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZBODY, ZPAGES, ZAUTHOR) VALUES (?, 4, 1, ?, ?, ?, ?)")
+        let person = try c.prepare(
+            """
+            INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCITY, ZSCORE) VALUES (?, 3, 1, ?, ?, ?, \
+            ?, 0)
+            """
+        )
+        let post = try c.prepare(
+            "INSERT INTO ZPOST (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZBODY, ZPAGES, ZAUTHOR) VALUES (?, 4, 1, ?, ?, ?, ?)")
         let tagged = try c.prepare("INSERT INTO Z_4TAGS (Z_4POSTS, Z_5TAGS) VALUES (?, ?)")
         let item = try c.prepare("INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZLABEL, ZPAGES) VALUES (?, ?, 1, ?, ?)")
-        let first = ["Ann", "José", "Zoë", "Łukasz", "Mei", "Ana María"], last = ["Smith", "García", "da Silva", "Ng", "Müller"]
+        let first = ["Ann", "José", "Zoë", "Łukasz", "Mei", "Ana María"],
+            last = ["Smith", "García", "da Silva", "Ng", "Müller"]
         for pk in 1...count {
             let name = pk % 11 == 0 ? first[pk % first.count] : "\(first[pk % first.count]) \(last[pk % last.count])"
             try person.bind([
@@ -297,7 +356,8 @@ func generate(people count: Int, at path: String, work: String, firstHop: Hop) t
             for k in 0..<3 {
                 let key = Int64(pk * 3 + k - 2)
                 try post.bind([
-                    .integer(key), .text("Post \(key)"), k == 0 ? .null : .text("Body"), k == 2 ? .null : .text("\(key % 400) pages"),
+                    .integer(key), .text("Post \(key)"), k == 0 ? .null : .text("Body"),
+                    k == 2 ? .null : .text("\(key % 400) pages"),
                     .integer(Int64(pk)),
                 ])
                 try post.execute()
@@ -306,15 +366,22 @@ func generate(people count: Int, at path: String, work: String, firstHop: Hop) t
             }
             if pk % 10 == 0 {
                 let book = pk % 20 == 0
-                try item.bind([.integer(Int64(pk / 10)), .integer(book ? 2 : 1), .text("item \(pk / 10)"), book ? .integer(Int64(pk % 900)) : .null])
+                try item.bind([
+                    .integer(Int64(pk / 10)), .integer(book ? 2 : 1), .text("item \(pk / 10)"),
+                    book ? .integer(Int64(pk % 900)) : .null,
+                ])
                 try item.execute()
             }
         }
-        for tag in 1...100 { try c.execute("INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (\(tag), 5, 1, 'tag \(tag)')") }
+        for tag in 1...100 {
+            try c.execute("INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (\(tag), 5, 1, 'tag \(tag)')")
+        }
         try c.execute(
             """
-            UPDATE Z_PRIMARYKEY SET Z_MAX = \(count) WHERE Z_ENT = 3; UPDATE Z_PRIMARYKEY SET Z_MAX = \(count * 3) WHERE Z_ENT = 4;
-            UPDATE Z_PRIMARYKEY SET Z_MAX = 100 WHERE Z_ENT = 5; UPDATE Z_PRIMARYKEY SET Z_MAX = \(count / 10) WHERE Z_ENT IN (1, 2)
+            UPDATE Z_PRIMARYKEY SET Z_MAX = \(count) WHERE Z_ENT = 3; UPDATE Z_PRIMARYKEY SET Z_MAX = \(count * 3) \
+            WHERE Z_ENT = 4;
+            UPDATE Z_PRIMARYKEY SET Z_MAX = 100 WHERE Z_ENT = 5; UPDATE Z_PRIMARYKEY SET Z_MAX = \(count / 10) WHERE \
+            Z_ENT IN (1, 2)
             """)
     }
     try store.close()
@@ -395,7 +462,11 @@ for size in sizes where hops.contains(where: { hop in only.map { hop.name.contai
     let generatedStore = try FileHandle(forUpdating: URL(fileURLWithPath: store))
     try generatedStore.synchronize()
     try generatedStore.close()
-    print("generated \(size) people, \(size * 3) posts in \(String(format: "%.1f", Date().timeIntervalSince(generated))) s")
+    print(
+        """
+        generated \(size) people, \(size * 3) posts in \(String(format: "%.1f", Date().timeIntervalSince(generated))) s
+        """
+    )
     for (index, hop) in hops.enumerated() where only.map({ hop.name.contains($0) }) ?? true {
         let folder = "\(work)/hop-\(index)"
         try writeModels(hop, into: folder)
@@ -424,12 +495,17 @@ for size in sizes where hops.contains(where: { hop in only.map { hop.name.contai
         if let script = hop.python {
             try copy(store, raw)
             let (pythonStatus, pythonSeconds, _) = run("/usr/bin/env", ["python3", "-c", script, raw])
-            if pythonStatus == 0 { m.pythonSeconds = pythonSeconds } else { print("  the Python loop failed (exit \(pythonStatus))") }
+            if pythonStatus == 0 {
+                m.pythonSeconds = pythonSeconds
+            } else {
+                print("  the Python loop failed (exit \(pythonStatus))")
+            }
         }
         measurements.append(m)
         print(
             String(
-                format: "%9d  %-46@ %8.3f s  bound %8.3f s  ratio %6.2f  %10.0f rows/s  peak %6.1f MB%@%@", size, hop.name as NSString,
+                format: "%9d  %-46@ %8.3f s  bound %8.3f s  ratio %6.2f  %10.0f rows/s  peak %6.1f MB%@%@", size,
+                hop.name as NSString,
                 seconds, boundSeconds, m.ratio, m.rowsPerSecond, memory,
                 m.pythonSeconds.map { String(format: "  Python loop %.3f s", $0) } ?? "",
                 status == 0 ? "" : "  FAILED (exit \(status))"))
@@ -455,13 +531,15 @@ for size in sizes where hops.contains(where: { hop in only.map { hop.name.contai
         progressOverhead = (size, with / without)
         print(
             String(
-                format: "%9d  %-45@ %8.3f s  without %8.3f s  overhead %+.1f%%", size, "\(hops[index].name), progress on" as NSString,
+                format: "%9d  %-45@ %8.3f s  without %8.3f s  overhead %+.1f%%", size,
+                "\(hops[index].name), progress on" as NSString,
                 with, without, (with / without - 1) * 100))
     }
     if size == sizes.max(), only == nil {
         let folder = "\(work)/hop-\(hops.firstIndex { $0.name.hasPrefix("fused") }!)"
         _ = run(migrate, ["plan", store, "--models", folder + "/Models", "--migrations", folder + "/Migrations"])
-        let (_, seconds, _) = run(migrate, ["plan", store, "--models", folder + "/Models", "--migrations", folder + "/Migrations"])
+        let (_, seconds, _) = run(
+            migrate, ["plan", store, "--models", folder + "/Models", "--migrations", folder + "/Migrations"])
         planSeconds = (size, seconds)
         print(String(format: "%9d  migrate plan (fused chain)                     %8.3f s", size, seconds))
     }
@@ -504,19 +582,28 @@ for m in measurements where m.kind == "functions" && m.people >= 1_000_000 {
 }
 for m in measurements where m.kind == "policy" && m.people == large {
     let speed = m.boundSeconds / m.seconds
-    targets.append(("SplitFullName: ≥ 0.5× the pure-SQL split at \(large)", speed >= 0.5, String(format: "%.2f× the bound's speed", speed)))
+    targets.append(
+        (
+            "SplitFullName: ≥ 0.5× the pure-SQL split at \(large)", speed >= 0.5,
+            String(format: "%.2f× the bound's speed", speed)
+        ))
     if let python = m.pythonSeconds {
         var detail = String(format: "%.2f× (%.3f s against %.3f s)", python / m.seconds, m.seconds, python)
         if python / m.seconds < 2, python / m.boundSeconds < 2 {
             // Say why when the bound itself cannot meet it: the split as one
             // INSERT … SELECT inside SQLite is the fastest this change goes.
             detail += String(
-                format: "; why: the pure-SQL split itself is only %.2f× as fast as the loop (%.3f s), so 2× the loop (%.3f s) "
-                    + "would be %.2f× the time of SQLite doing the whole split in one INSERT … SELECT, which a row-by-row policy "
-                    + "(a statement step per row read and per row written) cannot undercut", python / m.boundSeconds, m.boundSeconds,
+                format:
+                    "; why: the pure-SQL split itself is only %.2f× as fast as the loop (%.3f s), so 2× the loop (%.3f "
+                    + "s) "
+                    + "would be %.2f× the time of SQLite doing the whole split in one INSERT … SELECT, which a "
+                    + "row-by-row policy "
+                    + "(a statement step per row read and per row written) cannot undercut", python / m.boundSeconds,
+                m.boundSeconds,
                 python / 2, python / 2 / m.boundSeconds)
         }
-        targets.append(("SplitFullName: ≥ 2× as fast as the Python sqlite3 loop at \(large)", python / m.seconds >= 2, detail))
+        targets.append(
+            ("SplitFullName: ≥ 2× as fast as the Python sqlite3 loop at \(large)", python / m.seconds >= 2, detail))
     }
 }
 targets += ObjectBenchmark.targets(objectIO)
@@ -526,7 +613,11 @@ if let (size, seconds) = planSeconds {
     targets.append(("migrate plan < 200 ms at \(size)", seconds < 0.2, String(format: "%.0f ms", seconds * 1000)))
 }
 if let (size, ratio) = progressOverhead {
-    targets.append(("rows-done progress costs ≤ 3% of a rebuild at \(size)", ratio <= 1.03, String(format: "%+.1f%%", (ratio - 1) * 100)))
+    targets.append(
+        (
+            "rows-done progress costs ≤ 3% of a rebuild at \(size)", ratio <= 1.03,
+            String(format: "%+.1f%%", (ratio - 1) * 100)
+        ))
 }
 if large < 10_000_000 {
     print("\nnote: the targets are set for 10,000,000 people; this run's largest store has \(large)")
@@ -559,16 +650,29 @@ let encoder = JSONEncoder()
 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
 let stamp = String(date.prefix(19)).replacingOccurrences(of: ":", with: "-")
 try encoder.encode(results).write(to: URL(fileURLWithPath: "\(resultsFolder)/\(stamp).json"))
-var markdown = "# Benchmark \(date)\n\nMachine: \(results.machine). Sizes: \(sizes.map(String.init).joined(separator: ", ")) people, three posts each.\n\n"
-markdown += "| people | hop | seconds | SQL bound | ratio | rows/s | peak MB | Python loop |\n|---:|---|---:|---:|---:|---:|---:|---:|\n"
+var markdown =
+    """
+    # Benchmark \(date)\n\nMachine: \(results.machine). Sizes: \(sizes.map(String.init).joined(separator: ", ")) \
+    people, three posts each.\n\n
+    """
+markdown +=
+    """
+    | people | hop | seconds | SQL bound | ratio | rows/s | peak MB | Python loop \
+    |\n|---:|---|---:|---:|---:|---:|---:|---:|\n
+    """
 for m in measurements {
     markdown += String(
-        format: "| %d | %@ | %.3f | %.3f | %.2f | %.0f | %.1f | %@ |\n", m.people, m.hop as NSString, m.seconds, m.boundSeconds, m.ratio,
+        format: "| %d | %@ | %.3f | %.3f | %.2f | %.0f | %.1f | %@ |\n", m.people, m.hop as NSString, m.seconds,
+        m.boundSeconds, m.ratio,
         m.rowsPerSecond, m.peakMemoryMB, m.pythonSeconds.map { String(format: "%.3f", $0) } ?? "")
 }
 if !objectIO.isEmpty { markdown += ObjectBenchmark.markdown(objectIO) }
-if let (size, seconds) = planSeconds { markdown += String(format: "\n`migrate plan` at %d people: %.0f ms.\n", size, seconds * 1000) }
-markdown += "\n## Targets\n\n" + targets.map { "- \($0.1 ? "met" : "**not met**"): \($0.0) — \($0.2)" }.joined(separator: "\n") + "\n"
+if let (size, seconds) = planSeconds {
+    markdown += String(format: "\n`migrate plan` at %d people: %.0f ms.\n", size, seconds * 1000)
+}
+markdown +=
+    "\n## Targets\n\n" + targets.map { "- \($0.1 ? "met" : "**not met**"): \($0.0) — \($0.2)" }.joined(separator: "\n")
+    + "\n"
 try markdown.write(toFile: "\(resultsFolder)/\(stamp).md", atomically: true, encoding: .utf8)
 try markdown.write(toFile: "\(resultsFolder)/latest.md", atomically: true, encoding: .utf8)
 print("\nwrote \(resultsFolder)/\(stamp).json and .md")
@@ -584,8 +688,12 @@ var bigText = "model: Big\nversion: 1\nentities:\n"
 for i in 0..<10_000 {
     bigText += "  E\(i):\n" + (i % 10 == 0 ? "" : "    parent: E\(i - i % 10)\n")
     bigText += "    attributes: { name\(i): string, count\(i): integer32, note\(i): string? }\n"
-    bigText += "    relationships:\n      next\(i): { destination: E\((i + 1) % 10_000), inverse: prev\((i + 1) % 10_000) }\n"
-    bigText += "      prev\(i): { destination: E\((i + 9_999) % 10_000), inverse: next\((i + 9_999) % 10_000), toMany: true }\n"
+    bigText +=
+        "    relationships:\n      next\(i): { destination: E\((i + 1) % 10_000), inverse: prev\((i + 1) % 10_000) }\n"
+    bigText +=
+        """
+              prev\(i): { destination: E\((i + 9_999) % 10_000), inverse: next\((i + 9_999) % 10_000), toMany: true }\n
+        """
     bigText += "    uniqueness: [[name\(i)]]\n    indexes: [[count\(i), name\(i)]]\n"
 }
 try bigText.write(toFile: bigModel + "/1.yaml", atomically: true, encoding: .utf8)

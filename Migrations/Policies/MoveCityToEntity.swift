@@ -20,7 +20,9 @@ public struct MoveCityToEntity: EntityMigrationPolicy {
 
     public mutating func createDestinationInstances(for source: SourceObject, in manager: MigrationManager) throws {
         try manager.insert(try manager.createDestinationInstance(for: source))
-        guard let name = Self.cityName(of: source), try manager.lookup(Self.key(name), in: "City") == nil else { return }
+        guard let name = Self.cityName(of: source), try manager.lookup(Self.key(name), in: "City") == nil else {
+            return
+        }
         var city = try manager.createDestinationInstance(entity: "City")
         city["name"] = .string(name)
         try manager.insert(city)
@@ -29,7 +31,10 @@ public struct MoveCityToEntity: EntityMigrationPolicy {
 
     public mutating func createRelationships(for destination: DestinationObject, in manager: MigrationManager) throws {
         guard destination.entity == "Person" else { return }
-        guard let source = try manager.sourceInstances(forEntityMappingName: manager.currentEntityMapping.name, destination: destination).first,
+        guard
+            let source = try manager.sourceInstances(
+                forEntityMappingName: manager.currentEntityMapping.name, destination: destination
+            ).first,
             let name = Self.cityName(of: source), let city = try manager.lookup(Self.key(name), in: "City")
         else { return }
         var person = destination

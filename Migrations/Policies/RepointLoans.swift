@@ -10,10 +10,15 @@ public struct RepointLoans: EntityMigrationPolicy {
     public init() {}
 
     public mutating func createRelationships(for destination: DestinationObject, in manager: MigrationManager) throws {
-        guard let source = try manager.sourceInstances(forEntityMappingName: manager.currentEntityMapping.name, destination: destination).first,
+        guard
+            let source = try manager.sourceInstances(
+                forEntityMappingName: manager.currentEntityMapping.name, destination: destination
+            ).first,
             let oldMember = try source.object("member")
         else { return }
-        let member = try manager.destinationInstances(forEntityMappingName: "MemberToMember", sourceInstances: [oldMember]).first
+        let member = try manager.destinationInstances(
+            forEntityMappingName: "MemberToMember", sourceInstances: [oldMember]
+        ).first
         var loan = destination
         loan.setRelationship("member", toKey: member?.primaryKey)
         try manager.update(loan)

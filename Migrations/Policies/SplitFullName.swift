@@ -75,7 +75,9 @@ final class NameHalves {
                 isNil = true
                 return ("", "")
             }
-            if !isNil, input.count == bytes.count, input.withUnsafeBufferPointer({ $0.elementsEqual(bytes) }) { return halves }
+            if !isNil, input.count == bytes.count, input.withUnsafeBufferPointer({ $0.elementsEqual(bytes) }) {
+                return halves
+            }
             input.removeAll(keepingCapacity: true)
             input.append(contentsOf: bytes)
             isNil = false
@@ -89,7 +91,8 @@ final class NameHalves {
 public enum NameSplitter {
     /// Particles that start a last name when they come right before its last word.
     public static let particles: Set<String> = [
-        "da", "das", "de", "del", "della", "der", "di", "do", "dos", "du", "la", "le", "ten", "ter", "van", "von", "bin", "al",
+        "da", "das", "de", "del", "della", "der", "di", "do", "dos", "du", "la", "le", "ten", "ter", "van", "von",
+        "bin", "al",
     ]
 
     /// The words of a name, split at any Unicode whitespace. Works on Unicode
@@ -98,12 +101,16 @@ public enum NameSplitter {
     static func words(_ text: String) -> [String] {
         // Most names are ASCII: split their bytes without decoding characters.
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
-            return text.utf8.split(whereSeparator: { $0 == 0x20 || (0x09...0x0D).contains($0) }).map { String(Substring($0)) }
+            return text.utf8.split(whereSeparator: { $0 == 0x20 || (0x09...0x0D).contains($0) }).map {
+                String(Substring($0))
+            }
         }
         var words: [String] = []
         var current = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            let space = scalar.value < 0x80 ? (scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value)) : scalar.properties.isWhitespace
+            let space =
+                scalar.value < 0x80
+                ? (scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value)) : scalar.properties.isWhitespace
             if space {
                 if !current.isEmpty {
                     words.append(String(current))
@@ -168,12 +175,20 @@ public enum NameSplitter {
                     i += 1
                 }
                 guard count < 8 else { return nil }
-                withUnsafeMutableBytes(of: &starts) { $0.storeBytes(of: start, toByteOffset: count * MemoryLayout<Int>.stride, as: Int.self) }
-                withUnsafeMutableBytes(of: &ends) { $0.storeBytes(of: i, toByteOffset: count * MemoryLayout<Int>.stride, as: Int.self) }
+                withUnsafeMutableBytes(of: &starts) {
+                    $0.storeBytes(of: start, toByteOffset: count * MemoryLayout<Int>.stride, as: Int.self)
+                }
+                withUnsafeMutableBytes(of: &ends) {
+                    $0.storeBytes(of: i, toByteOffset: count * MemoryLayout<Int>.stride, as: Int.self)
+                }
                 count += 1
             }
-            func start(_ k: Int) -> Int { withUnsafeBytes(of: starts) { $0.load(fromByteOffset: k * MemoryLayout<Int>.stride, as: Int.self) } }
-            func end(_ k: Int) -> Int { withUnsafeBytes(of: ends) { $0.load(fromByteOffset: k * MemoryLayout<Int>.stride, as: Int.self) } }
+            func start(_ k: Int) -> Int {
+                withUnsafeBytes(of: starts) { $0.load(fromByteOffset: k * MemoryLayout<Int>.stride, as: Int.self) }
+            }
+            func end(_ k: Int) -> Int {
+                withUnsafeBytes(of: ends) { $0.load(fromByteOffset: k * MemoryLayout<Int>.stride, as: Int.self) }
+            }
             /// Words a..<b joined by single spaces.
             func joined(_ a: Int, _ b: Int) -> String {
                 var single = true
@@ -181,7 +196,9 @@ public enum NameSplitter {
                     single = false
                     break
                 }
-                if single { return String(decoding: UnsafeBufferPointer(rebasing: bytes[start(a)..<end(b - 1)]), as: UTF8.self) }
+                if single {
+                    return String(decoding: UnsafeBufferPointer(rebasing: bytes[start(a)..<end(b - 1)]), as: UTF8.self)
+                }
                 var result = ""
                 for k in a..<b {
                     if k > a { result += " " }

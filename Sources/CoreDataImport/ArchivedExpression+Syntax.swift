@@ -14,7 +14,8 @@ extension ArchivedExpression {
         switch syntax {
         case .keyPath(nil, let components, _): self = .keyPath(base: nil, components: components)
         case .keyPath(let variable?, let components, _):
-            self = components.isEmpty ? .variable(variable) : .keyPath(base: .variable(variable), components: components)
+            self =
+                components.isEmpty ? .variable(variable) : .keyPath(base: .variable(variable), components: components)
         case .string(let text, _): self = .constant(.string(text))
         case .integer(let n, _): self = .constant(.integer(n))
         case .double(let d, _): self = .constant(.real(d))
@@ -22,12 +23,16 @@ extension ArchivedExpression {
         case .null: self = .constant(.null)
         case .list(let items, _): self = .aggregate(items.map(ArchivedExpression.init))
         case .arithmetic(let op, let a, let b, _):
-            self = .function(operand: nil, selector: Self.arithmeticSelectors[op]!, arguments: [ArchivedExpression(a), ArchivedExpression(b)])
+            self = .function(
+                operand: nil, selector: Self.arithmeticSelectors[op]!,
+                arguments: [ArchivedExpression(a), ArchivedExpression(b)])
         case .negate(.integer(let n, _), _) where n != .min: self = .constant(.integer(-n))
         case .negate(.double(let d, _), _): self = .constant(.real(-d))
         case .negate(let inner, _):
             // Foundation has no unary minus expression: 0 - x computes the same.
-            self = .function(operand: nil, selector: "from:subtract:", arguments: [.constant(.integer(0)), ArchivedExpression(inner)])
+            self = .function(
+                operand: nil, selector: "from:subtract:",
+                arguments: [.constant(.integer(0)), ArchivedExpression(inner)])
         case .function(let name, let arguments, _):
             self = .function(operand: nil, selector: name, arguments: arguments.map(ArchivedExpression.init))
         case .cast(let value, let type, _):
@@ -42,9 +47,12 @@ extension ArchivedExpression {
                 case .size: .symbol("SIZE")
                 case .position(let n): ArchivedExpression(n)
                 }
-            self = .function(operand: nil, selector: "objectFrom:withIndex:", arguments: [ArchivedExpression(base), position])
+            self = .function(
+                operand: nil, selector: "objectFrom:withIndex:", arguments: [ArchivedExpression(base), position])
         case .invoke(let receiver, let selector, let arguments, _):
-            self = .function(operand: ArchivedExpression(receiver), selector: selector, arguments: arguments.map(ArchivedExpression.init))
+            self = .function(
+                operand: ArchivedExpression(receiver), selector: selector,
+                arguments: arguments.map(ArchivedExpression.init))
         }
     }
 
@@ -60,8 +68,12 @@ extension ArchivedExpression {
             default: nil
             }
         if type == "NSDate", let number { return .constant(.date(number)) }
-        if type == "NSNumber", case .string(let text, _) = value, let d = Double(text), !d.isFinite { return .constant(.real(d)) }
-        return .function(operand: nil, selector: "castObject:toType:", arguments: [ArchivedExpression(value), .constant(.string(type))])
+        if type == "NSNumber", case .string(let text, _) = value, let d = Double(text), !d.isFinite {
+            return .constant(.real(d))
+        }
+        return .function(
+            operand: nil, selector: "castObject:toType:",
+            arguments: [ArchivedExpression(value), .constant(.string(type))])
     }
 }
 

@@ -62,7 +62,9 @@ indirect enum ArchivedExpression: Sendable, Hashable {
         return decode(archive.top, archive, depth: 0, budget: &budget)
     }
 
-    static func decode(_ value: PropertyListValue?, _ archive: KeyedArchive, depth: Int, budget: inout Int) -> ArchivedExpression {
+    static func decode(_ value: PropertyListValue?, _ archive: KeyedArchive, depth: Int, budget: inout Int)
+        -> ArchivedExpression
+    {
         budget -= 1
         guard depth < 64, budget > 0 else { return .unsupported("an expression nested too deeply") }
         guard let fields = archive.fields(value) else { return .unsupported("a value that is not an archived object") }
@@ -77,16 +79,23 @@ indirect enum ArchivedExpression: Sendable, Hashable {
         case "NSConstantValueExpression":
             return constant(fields["NSConstantValue"], archive)
         case "NSVariableExpression":
-            guard let name = archive.string(fields["NSVariable"]) else { return .unsupported("NSVariableExpression without a name") }
+            guard let name = archive.string(fields["NSVariable"]) else {
+                return .unsupported("NSVariableExpression without a name")
+            }
             return .variable(name)
         case "NSSelfExpression":
             return .evaluatedObject
         case "NSSymbolicExpression":
-            guard let token = archive.string(fields["NSToken"]) else { return .unsupported("NSSymbolicExpression without its token") }
+            guard let token = archive.string(fields["NSToken"]) else {
+                return .unsupported("NSSymbolicExpression without its token")
+            }
             return .symbol(token)
         case "NSKeyPathSpecifierExpression":
-            guard let path = archive.string(fields["NSKeyPath"]) else { return .unsupported("NSKeyPathSpecifierExpression without a key path") }
-            return .keyPath(base: nil, components: path.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
+            guard let path = archive.string(fields["NSKeyPath"]) else {
+                return .unsupported("NSKeyPathSpecifierExpression without a key path")
+            }
+            return .keyPath(
+                base: nil, components: path.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
         case "NSKeyPathExpression", "NSFunctionExpression":
             let selector = archive.string(fields["NSSelectorName"]) ?? ""
             let operand = sub("NSOperand")
@@ -104,7 +113,8 @@ indirect enum ArchivedExpression: Sendable, Hashable {
             // not FUNCTION(…). A constant with a value is a literal receiver
             // (`FUNCTION('a b', 'componentsSeparatedByString:', ' ')`), kept.
             switch operand {
-            case nil, .constant(.null)?, .unsupported?: return .function(operand: nil, selector: selector, arguments: arguments)
+            case nil, .constant(.null)?, .unsupported?:
+                return .function(operand: nil, selector: selector, arguments: arguments)
             default: return .function(operand: operand, selector: selector, arguments: arguments)
             }
         case "NSAggregateExpression":
@@ -189,9 +199,11 @@ extension ArchivedExpression {
             default: return "\(selector)(\(args.joined(separator: ", ")))"
             }
         case .function(let operand?, let selector, let arguments):
-            return "FUNCTION(" + ([operand.format, Self.quoted(selector)] + arguments.map(\.format)).joined(separator: ", ") + ")"
+            return "FUNCTION("
+                + ([operand.format, Self.quoted(selector)] + arguments.map(\.format)).joined(separator: ", ") + ")"
         case .aggregate(let items): return "{" + items.map(\.format).joined(separator: ", ") + "}"
-        case .conditional(let predicate, let then, let otherwise): return "TERNARY(\(predicate.format), \(then.format), \(otherwise.format))"
+        case .conditional(let predicate, let then, let otherwise):
+            return "TERNARY(\(predicate.format), \(then.format), \(otherwise.format))"
         case .unsupported(let what): return "<\(what)>"
         }
     }
@@ -217,7 +229,8 @@ extension ArchivedExpression {
         case .unsupported(let what): return [what]
         case .constant, .variable, .evaluatedObject, .symbol: return []
         case .keyPath(let base, _): return base?.unsupportedParts ?? []
-        case .function(let operand, _, let arguments): return (operand?.unsupportedParts ?? []) + arguments.flatMap(\.unsupportedParts)
+        case .function(let operand, _, let arguments):
+            return (operand?.unsupportedParts ?? []) + arguments.flatMap(\.unsupportedParts)
         case .aggregate(let items): return items.flatMap(\.unsupportedParts)
         case .conditional(let predicate, let then, let otherwise):
             return predicate.unsupportedParts + then.unsupportedParts + otherwise.unsupportedParts

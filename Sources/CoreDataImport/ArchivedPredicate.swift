@@ -11,7 +11,8 @@ indirect enum ArchivedPredicate: Sendable, Hashable {
     /// `TRUEPREDICATE` or `FALSEPREDICATE`.
     case constant(Bool)
     /// `[ANY |ALL ]left op[options] right`.
-    case comparison(modifier: String, left: ArchivedExpression, operator: String, options: String, right: ArchivedExpression)
+    case comparison(
+        modifier: String, left: ArchivedExpression, operator: String, options: String, right: ArchivedExpression)
     /// `NOT`, `AND`, `OR` over the subpredicates.
     case compound(type: Int, [ArchivedPredicate])
     /// What has no format text here.
@@ -30,23 +31,33 @@ indirect enum ArchivedPredicate: Sendable, Hashable {
 
     /// `NSComparisonPredicate.Options` of `[cd]`-style options: the bits the reader reads.
     static func optionBits(_ options: String) -> Int64 {
-        (options.contains("c") ? 1 : 0) | (options.contains("d") ? 2 : 0) | (options.contains("n") ? 4 : 0) | (options.contains("l") ? 8 : 0)
+        (options.contains("c") ? 1 : 0) | (options.contains("d") ? 2 : 0) | (options.contains("n") ? 4 : 0)
+            | (options.contains("l") ? 8 : 0)
     }
 
     /// Decodes the predicate `value` refers to.
-    static func decode(_ value: PropertyListValue?, _ archive: KeyedArchive, depth: Int, budget: inout Int) -> ArchivedPredicate {
+    static func decode(_ value: PropertyListValue?, _ archive: KeyedArchive, depth: Int, budget: inout Int)
+        -> ArchivedPredicate
+    {
         budget -= 1
         guard depth < 64, budget > 0 else { return .unsupported("a predicate nested too deeply") }
-        guard let fields = archive.fields(value) else { return .unsupported("NSTernaryExpression without its predicate") }
+        guard let fields = archive.fields(value) else {
+            return .unsupported("NSTernaryExpression without its predicate")
+        }
         switch archive.className(value) {
         case "NSTruePredicate"?: return .constant(true)
         case "NSFalsePredicate"?: return .constant(false)
         case "NSCompoundPredicate"?:
-            guard case .integer(let type)? = archive.resolve(fields["NSCompoundPredicateType"]), (0...2).contains(type) else {
+            guard case .integer(let type)? = archive.resolve(fields["NSCompoundPredicateType"]), (0...2).contains(type)
+            else {
                 return .unsupported("an NSCompoundPredicate of no known type")
             }
-            let subpredicates = archive.array(fields["NSSubpredicates"]).map { decode($0, archive, depth: depth + 1, budget: &budget) }
-            if type == 0 && subpredicates.count != 1 { return .unsupported("a NOT predicate of \(subpredicates.count) subpredicates") }
+            let subpredicates = archive.array(fields["NSSubpredicates"]).map {
+                decode($0, archive, depth: depth + 1, budget: &budget)
+            }
+            if type == 0 && subpredicates.count != 1 {
+                return .unsupported("a NOT predicate of \(subpredicates.count) subpredicates")
+            }
             return .compound(type: Int(type), subpredicates)
         case "NSComparisonPredicate"?:
             return comparison(fields, archive, depth: depth, budget: &budget)
@@ -65,7 +76,12 @@ indirect enum ArchivedPredicate: Sendable, Hashable {
             return .unsupported("an NSComparisonPredicate without its operator")
         }
         guard let symbol = operators[type] else {
-            return .unsupported("an NSComparisonPredicate of operator type \(type) (\(archive.className(fields["NSPredicateOperator"]) ?? "no class"))")
+            return .unsupported(
+                """
+                an NSComparisonPredicate of operator type \(type) \
+                (\(archive.className(fields["NSPredicateOperator"]) ?? "no class"))
+                """
+            )
         }
         var modifier = ""
         switch archive.resolve(op["NSModifier"]) {
@@ -80,9 +96,12 @@ indirect enum ArchivedPredicate: Sendable, Hashable {
             // NSCaseInsensitive 1, NSDiacriticInsensitive 2, NSNormalized 4, NSLocaleSensitive 8
             // (NSComparisonPredicate.Options), written [c], [d], [n] and [l].
             guard bits & ~15 == 0 else { return .unsupported("an NSComparisonPredicate with options \(bits)") }
-            options = "[" + (bits & 1 != 0 ? "c" : "") + (bits & 2 != 0 ? "d" : "") + (bits & 4 != 0 ? "n" : "") + (bits & 8 != 0 ? "l" : "") + "]"
+            options =
+                "[" + (bits & 1 != 0 ? "c" : "") + (bits & 2 != 0 ? "d" : "") + (bits & 4 != 0 ? "n" : "")
+                + (bits & 8 != 0 ? "l" : "") + "]"
         }
-        guard archive.resolve(fields["NSLeftExpression"]) != nil, archive.resolve(fields["NSRightExpression"]) != nil else {
+        guard archive.resolve(fields["NSLeftExpression"]) != nil, archive.resolve(fields["NSRightExpression"]) != nil
+        else {
             return .unsupported("an NSComparisonPredicate without its two expressions")
         }
         let left = ArchivedExpression.decode(fields["NSLeftExpression"], archive, depth: depth + 1, budget: &budget)

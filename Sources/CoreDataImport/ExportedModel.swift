@@ -59,9 +59,11 @@ package struct ExportedModel: Sendable {
             for version in versions {
                 let folder = (temporary as NSString).appendingPathComponent(version.folder)
                 try manager.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                try Data(version.contents.utf8).write(to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent("contents")))
+                try Data(version.contents.utf8).write(
+                    to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent("contents")))
             }
-            try Data(currentVersionPlist.utf8).write(to: URL(fileURLWithPath: (temporary as NSString).appendingPathComponent(".xccurrentversion")))
+            try Data(currentVersionPlist.utf8).write(
+                to: URL(fileURLWithPath: (temporary as NSString).appendingPathComponent(".xccurrentversion")))
             if exists { try manager.removeItem(atPath: path) }
             try manager.moveItem(atPath: temporary, toPath: path)
         } catch {

@@ -81,7 +81,9 @@ struct ExpressionArchiver {
     }
 
     /// Stores the fields of the object numbered `uid`, its class last.
-    private mutating func finish(_ uid: Int, _ className: String, _ fields: [String: PropertyListValue]) -> PropertyListValue {
+    private mutating func finish(_ uid: Int, _ className: String, _ fields: [String: PropertyListValue])
+        -> PropertyListValue
+    {
         var fields = fields
         if let type = Self.expressionTypes[className] { fields["NSExpressionType"] = .integer(type) }
         fields["$class"] = classReference(className)
@@ -115,19 +117,24 @@ struct ExpressionArchiver {
             let path = string(components.joined(separator: "."))
             let list = [finish(specifier, "NSKeyPathSpecifierExpression", ["NSKeyPath": path])]
             let argumentList = finish(arguments, "NSMutableArray", ["NS.objects": .array(list)])
-            return finish(uid, "NSKeyPathExpression", ["NSSelectorName": selector, "NSOperand": operand, "NSArguments": argumentList])
+            return finish(
+                uid, "NSKeyPathExpression",
+                ["NSSelectorName": selector, "NSOperand": operand, "NSArguments": argumentList])
         case .function(let operand, let selector, let arguments):
             let name = string(selector)
             let target = operand.map { encode($0) } ?? utilities()
             let list = array(arguments)
-            return finish(uid, "NSFunctionExpression", ["NSSelectorName": name, "NSOperand": target, "NSArguments": list])
+            return finish(
+                uid, "NSFunctionExpression", ["NSSelectorName": name, "NSOperand": target, "NSArguments": list])
         case .aggregate(let items):
             return finish(uid, "NSAggregateExpression", ["NSCollection": array(items)])
         case .conditional(let predicate, let then, let otherwise):
             let condition = encode(predicate)
             let whenTrue = encode(then)
             let whenFalse = encode(otherwise)
-            return finish(uid, "NSTernaryExpression", ["NSPredicate": condition, "NSTrueExpression": whenTrue, "NSFalseExpression": whenFalse])
+            return finish(
+                uid, "NSTernaryExpression",
+                ["NSPredicate": condition, "NSTrueExpression": whenTrue, "NSFalseExpression": whenFalse])
         case .symbol(let token):
             return finish(uid, "NSSymbolicExpression", ["NSToken": string(token)])
         case .unsupported(let what):
@@ -195,19 +202,23 @@ struct ExpressionArchiver {
             var encoded: [PropertyListValue] = []
             for part in parts { encoded.append(encode(part)) }
             let list = finish(subpredicates, "NSArray", ["NS.objects": .array(encoded)])
-            return finish(uid, "NSCompoundPredicate", ["NSCompoundPredicateType": .integer(Int64(type)), "NSSubpredicates": list])
+            return finish(
+                uid, "NSCompoundPredicate", ["NSCompoundPredicateType": .integer(Int64(type)), "NSSubpredicates": list])
         case .comparison(let modifier, let left, let symbol, let options, let right):
             let type = ArchivedPredicate.operatorType(symbol) ?? 4
             let operatorUID = reserve()
             var fields: [String: PropertyListValue] = [
-                "NSOperatorType": .integer(type), "NSModifier": .integer(modifier == "ALL " ? 1 : modifier == "ANY " ? 2 : 0),
+                "NSOperatorType": .integer(type),
+                "NSModifier": .integer(modifier == "ALL " ? 1 : modifier == "ANY " ? 2 : 0),
             ]
             let bits = ArchivedPredicate.optionBits(options)
             if bits != 0 || (6...9).contains(type) || type == 99 { fields["NSOptions"] = .integer(bits) }
             let op = finish(operatorUID, Self.operatorClass(type), fields)
             let lhs = encode(left)
             let rhs = encode(right)
-            return finish(uid, "NSComparisonPredicate", ["NSPredicateOperator": op, "NSLeftExpression": lhs, "NSRightExpression": rhs])
+            return finish(
+                uid, "NSComparisonPredicate",
+                ["NSPredicateOperator": op, "NSLeftExpression": lhs, "NSRightExpression": rhs])
         case .unsupported(let what):
             return finish(uid, "NSFalsePredicate", ["NSUnsupported": string(what)])
         }

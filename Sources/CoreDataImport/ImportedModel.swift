@@ -37,7 +37,8 @@ package struct ImportedVersion: Sendable {
         guard !versions.isEmpty else { return yaml }
         var lines = yaml.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard let at = lines.firstIndex(of: "version: \(number)") else { return yaml }
-        lines.insert("mappedFrom: [\(Array(Set(versions)).sorted().map(String.init).joined(separator: ", "))]", at: at + 1)
+        lines.insert(
+            "mappedFrom: [\(Array(Set(versions)).sorted().map(String.init).joined(separator: ", "))]", at: at + 1)
         return lines.joined(separator: "\n")
     }
 

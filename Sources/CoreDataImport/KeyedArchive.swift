@@ -58,7 +58,9 @@ struct KeyedArchive {
 
     /// An archived `NSArray` or `NSSet` (an `NSDictionary`'s values are not its items).
     func array(_ value: PropertyListValue?) -> [PropertyListValue] {
-        guard let fields = fields(value), fields["NS.keys"] == nil, case .array(let items)? = resolve(fields["NS.objects"]) else { return [] }
+        guard let fields = fields(value), fields["NS.keys"] == nil,
+            case .array(let items)? = resolve(fields["NS.objects"])
+        else { return [] }
         return items
     }
 

@@ -14,7 +14,8 @@ import Predicates
 /// | `p: { value: "…" }` | the expression, archived |
 /// | `p: policy` | no attribute mapping (an empty one where the source lacks `p`): the policy sets it |
 /// | `r: $source.s` | a relationship mapping Xcode generates from `$source.s` |
-/// | `r: { default: null }` | a relationship mapping without an expression (the relationship starts empty); generated when the source lacks `r` |
+/// | `r: { default: null }` | a relationship mapping without an expression (the relationship starts empty); |
+/// | | generated when the source lacks `r` |
 extension MappingFileExporter {
     func attributeMapping(
         _ attribute: CompiledAttribute, _ context: PropertyContext, omissions: inout [String]
@@ -37,16 +38,19 @@ extension MappingFileExporter {
         case .convert(let from, .fillDefault):
             // Listed as a copy: Core Data's copy (a nil is refused). Inferred: nil takes the default.
             if case .copy? = context.override?.properties[name] { return mapping(copy(from, name, context)) }
-            guard let value = attribute.declaration.defaultValue, let constant = constant(value, attribute, text: nil) else {
+            guard let value = attribute.declaration.defaultValue, let constant = constant(value, attribute, text: nil)
+            else {
                 return mapping(copy(from, name, context))
             }
             let path = ArchivedExpression.keyPath(base: .variable("source"), components: [from])
-            let present = ArchivedPredicate.comparison(modifier: "", left: path, operator: "!=", options: "", right: .constant(.null))
+            let present = ArchivedPredicate.comparison(
+                modifier: "", left: path, operator: "!=", options: "", right: .constant(.null))
             return mapping(.conditional(present, path, .constant(constant)))
         case .defaultValue(let value):
             // The model's own default: no attribute mapping, so the attribute keeps it.
             let typed = value.flatMap { typedValue($0, attribute) }
-            if typed == attribute.declaration.defaultValue, context.override?.policy != nil, !context.policyRunsSetBased {
+            if typed == attribute.declaration.defaultValue, context.override?.policy != nil, !context.policyRunsSetBased
+            {
                 // Import reads an attribute that nothing sets, on an entity with a policy, as
                 // `policy`: the default is written as the constant it is.
                 guard let typed else { return mapping(.constant(.null)) }
@@ -61,7 +65,8 @@ extension MappingFileExporter {
             }
             // Written where the file says it and inference pairs no source attribute: import
             // writes nothing for an attribute nothing sets then, so it comes back as written.
-            if typed == attribute.declaration.defaultValue, context.inferred[name] == nil, case .value? = context.override?.properties[name],
+            if typed == attribute.declaration.defaultValue, context.inferred[name] == nil,
+                case .value? = context.override?.properties[name],
                 let typed, let constant = constant(typed, attribute, text: context.defaultText(of: name))
             {
                 return mapping(.constant(constant))
@@ -69,14 +74,23 @@ extension MappingFileExporter {
             if typed == attribute.declaration.defaultValue { return nil }
             guard let typed else { return mapping(.constant(.null)) }
             guard let constant = constant(typed, attribute, text: context.defaultText(of: name)) else {
-                omissions.append("\(place): { default: \(typed.displayText) }: a \(attribute.declaration.type) constant has no archived form here; not written")
+                omissions.append(
+                    """
+                    \(place): { default: \(typed.displayText) }: a \(attribute.declaration.type) constant has no \
+                    archived form here; not written
+                    """
+                )
                 return nil
             }
             return mapping(.constant(constant))
         case .expression(let text, let nilOnFailure):
             if nilOnFailure {
                 omissions.append(
-                    "\(place): onFailure: nil has no place in Xcode's format (Core Data fails the migration on a value that does not convert)")
+                    """
+                    \(place): onFailure: nil has no place in Xcode's format (Core Data fails the migration on a value \
+                    that does not convert)
+                    """
+                )
             }
             guard let syntax = try? PredicateParser.expression(text) else {
                 omissions.append("\(place): \(text): not an expression NSExpression can read; not written")
@@ -102,7 +116,9 @@ extension MappingFileExporter {
 
     /// The constant Core Data sets: a number (an integer when the file writes one), a
     /// string, a boolean, a date; nil for what has no archived constant here.
-    private func constant(_ value: AttributeValue, _ attribute: CompiledAttribute, text: String?) -> ArchivedExpression.Constant? {
+    private func constant(_ value: AttributeValue, _ attribute: CompiledAttribute, text: String?) -> ArchivedExpression
+        .Constant?
+    {
         switch value {
         case .integer(let n): return .integer(n)
         case .double(let d):
@@ -124,7 +140,8 @@ extension MappingFileExporter {
     ) -> XcodeMappingModel.PropertyMapping? {
         let name = relationship.name
         var mapping = XcodeMappingModel.PropertyMapping(
-            name: name, valueExpression: nil, autogenerates: false, sourceKeyPath: nil, sourceMappingName: nil, userInfo: nil,
+            name: name, valueExpression: nil, autogenerates: false, sourceKeyPath: nil, sourceMappingName: nil,
+            userInfo: nil,
             unknown: [], line: 0)
         switch context.source(of: name, isRelationship: true) {
         case .policy:
@@ -145,7 +162,8 @@ extension MappingFileExporter {
             }
         case .expression(let text, _):
             guard let syntax = try? PredicateParser.expression(text) else {
-                omissions.append("\(context.place).\(name): \(text): not an expression NSExpression can read; not written")
+                omissions.append(
+                    "\(context.place).\(name): \(text): not an expression NSExpression can read; not written")
                 return nil
             }
             mapping.valueExpression = ExpressionArchiver.archive(ArchivedExpression(syntax))
@@ -160,7 +178,8 @@ extension MappingFileExporter {
     /// name (so Xcode generates no expression for it) and the inverse is carried by the
     /// mapping of its own entity, and Core Data sets an inverse whenever one side is set.
     func filledThroughInverse(_ relationship: CompiledRelationship, _ context: PropertyContext) -> Bool {
-        guard context.override?.properties[relationship.name] == nil, context.sourceEntity.relationship(named: relationship.name) == nil,
+        guard context.override?.properties[relationship.name] == nil,
+            context.sourceEntity.relationship(named: relationship.name) == nil,
             let inverse = relationship.declaration.inverse, let inverseEntity = relationship.inverseEntity
         else { return false }
         switch resolved?.mapping(forDestination: inverseEntity)?.property(inverse)?.source {

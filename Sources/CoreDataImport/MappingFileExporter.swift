@@ -73,11 +73,14 @@ package struct MappingFileExporter: Sendable {
             }
             var mapping: XcodeMappingModel.EntityMapping
             if let entity = destination.entity(named: entityName) {
-                mapping = entityMapping(entity, override: override, resolved: resolvedMapping(entity.name), label: label, omissions: &omissions)
+                mapping = entityMapping(
+                    entity, override: override, resolved: resolvedMapping(entity.name), label: label,
+                    omissions: &omissions)
             } else if let override, let second = secondMapping(override, label: label, omissions: &omissions) {
                 mapping = second
             } else {
-                omissions.append("\(label): \(entityName) is not an entity of version \(destination.version); not written")
+                omissions.append(
+                    "\(label): \(entityName) is not an entity of version \(destination.version); not written")
                 continue
             }
             mapping.number = entityMappings.count + 1
@@ -85,22 +88,27 @@ package struct MappingFileExporter: Sendable {
             entityMappings.append(mapping)
         }
         let mappedSources = Set(entityMappings.compactMap(\.source))
-        for entity in source.entities where !entity.isAbstract && !mappedSources.contains(entity.name) && !unmigrated.contains(entity.name) {
+        for entity in source.entities
+        where !entity.isAbstract && !mappedSources.contains(entity.name) && !unmigrated.contains(entity.name) {
             entityMappings.append(
                 XcodeMappingModel.EntityMapping(
-                    name: nil, source: entity.name, destination: nil, mappingType: "Undefined", number: entityMappings.count + 1,
-                    policyClass: nil, autogeneratesSource: true, filterPredicate: nil, sourceExpression: nil, userInfo: nil,
+                    name: nil, source: entity.name, destination: nil, mappingType: "Undefined",
+                    number: entityMappings.count + 1,
+                    policyClass: nil, autogeneratesSource: true, filterPredicate: nil, sourceExpression: nil,
+                    userInfo: nil,
                     attributes: [], relationships: [], unknown: [], line: 0))
         }
         let model = XcodeMappingModel(
-            path: name, sourceModelPath: modelPaths.source, destinationModelPath: modelPaths.destination, embedsModels: false,
+            path: name, sourceModelPath: modelPaths.source, destinationModelPath: modelPaths.destination,
+            embedsModels: false,
             entityMappings: entityMappings, unknown: [])
         return Exported(mappingModel: model, policies: policies, omissions: omissions)
     }
 
     /// `E: { filter: "FALSEPREDICATE" }` and nothing else.
     static func migratesNothing(_ override: MappingFile.EntityOverride) -> Bool {
-        override.filter?.trimmingCharacters(in: .whitespaces) == "FALSEPREDICATE" && override.source == nil && override.policy == nil
+        override.filter?.trimmingCharacters(in: .whitespaces) == "FALSEPREDICATE" && override.source == nil
+            && override.policy == nil
             && override.properties.isEmpty && override.destination == nil
     }
 
@@ -115,7 +123,9 @@ package struct MappingFileExporter: Sendable {
                 let own = result.firstIndex(of: destination), own > at
             else { continue }
             result.remove(at: at)
-            let after = result.lastIndex { name in name == destination || file.entities.contains { $0.name == name && $0.destination == destination } }
+            let after = result.lastIndex { name in
+                name == destination || file.entities.contains { $0.name == name && $0.destination == destination }
+            }
             result.insert(further.name, at: (after ?? result.count - 1) + 1)
         }
         return result
@@ -131,15 +141,18 @@ package struct MappingFileExporter: Sendable {
     private func secondMapping(
         _ override: MappingFile.EntityOverride, label: String, omissions: inout [String]
     ) -> XcodeMappingModel.EntityMapping? {
-        guard override.source != nil, let name = override.destination, let entity = destination.entity(named: name) else { return nil }
+        guard override.source != nil, let name = override.destination, let entity = destination.entity(named: name)
+        else { return nil }
         let resolvedFurther = resolved?.entityMappings.first { $0.name == override.name }
-        var mapping = entityMapping(entity, override: override, resolved: resolvedFurther, label: label, omissions: &omissions)
+        var mapping = entityMapping(
+            entity, override: override, resolved: resolvedFurther, label: label, omissions: &omissions)
         mapping.name = override.name
         return mapping
     }
 
     private func entityMapping(
-        _ entity: CompiledEntity, override: MappingFile.EntityOverride?, resolved resolvedEntity: EntityMapping?, label: String,
+        _ entity: CompiledEntity, override: MappingFile.EntityOverride?, resolved resolvedEntity: EntityMapping?,
+        label: String,
         omissions: inout [String]
     ) -> XcodeMappingModel.EntityMapping {
         // The source: the file's, else inference's; without a resolved mapping, the same name.
@@ -152,7 +165,8 @@ package struct MappingFileExporter: Sendable {
             sourceName = source.entity(named: entity.name)?.name
         }
         var mapping = XcodeMappingModel.EntityMapping(
-            name: override?.destination == nil ? override?.mappingName : nil, source: sourceName, destination: entity.name,
+            name: override?.destination == nil ? override?.mappingName : nil, source: sourceName,
+            destination: entity.name,
             mappingType: "Undefined", number: 0,
             policyClass: override?.policy ?? resolvedEntity?.policy, autogeneratesSource: true,
             filterPredicate: override?.filter ?? resolvedEntity?.filter, sourceExpression: nil, userInfo: nil,
@@ -161,14 +175,20 @@ package struct MappingFileExporter: Sendable {
         guard let sourceName, let sourceEntity = source.entity(named: sourceName) else {
             // No source objects (an Add mapping): nothing for a property mapping to fill.
             if !listed.isEmpty {
-                omissions.append("\(label): \(entity.name): no source entity, so \(listed.joined(separator: ", ")) not written")
+                omissions.append(
+                    "\(label): \(entity.name): no source entity, so \(listed.joined(separator: ", ")) not written")
             }
             return mapping
         }
         let stored = Set(entity.attributes.filter { !$0.declaration.isTransient }.map(\.name))
             .union(entity.relationships.filter { !$0.declaration.isTransient }.map(\.name))
         for name in listed where !stored.contains(name) {
-            omissions.append("\(label): \(entity.name).\(name): not a stored property of \(entity.name) in version \(destination.version); not written")
+            omissions.append(
+                """
+                \(label): \(entity.name).\(name): not a stored property of \(entity.name) in version \
+                \(destination.version); not written
+                """
+            )
         }
         var settled = Renames.Settled()
         settled.entities[entity.name] = sourceEntity.name
@@ -177,14 +197,22 @@ package struct MappingFileExporter: Sendable {
             place: "\(label): \(entity.name)",
             inferred: Renames.hop(from: source, to: destination, settled: settled).properties[entity.name] ?? [:])
         // The file's properties in its order, then the entity's others in the version's order.
-        let fileOrder = (override?.propertyLocations ?? [:]).sorted { ($0.value.line, $0.value.column) < ($1.value.line, $1.value.column) }.map(\.key)
+        let fileOrder = (override?.propertyLocations ?? [:]).sorted {
+            ($0.value.line, $0.value.column) < ($1.value.line, $1.value.column)
+        }.map(\.key)
         for attribute in ordered(entity.attributes.map(\.name), fileOrder) {
             guard let compiled = entity.attribute(named: attribute), !compiled.declaration.isTransient else { continue }
-            if let property = attributeMapping(compiled, context, omissions: &omissions) { mapping.attributes.append(property) }
+            if let property = attributeMapping(compiled, context, omissions: &omissions) {
+                mapping.attributes.append(property)
+            }
         }
         for relationship in ordered(entity.relationships.map(\.name), fileOrder) {
-            guard let compiled = entity.relationship(named: relationship), !compiled.declaration.isTransient else { continue }
-            if let property = relationshipMapping(compiled, context, omissions: &omissions) { mapping.relationships.append(property) }
+            guard let compiled = entity.relationship(named: relationship), !compiled.declaration.isTransient else {
+                continue
+            }
+            if let property = relationshipMapping(compiled, context, omissions: &omissions) {
+                mapping.relationships.append(property)
+            }
         }
         return mapping
     }
@@ -236,8 +264,11 @@ package struct MappingFileExporter: Sendable {
             case .value(.string(let text))?: return .defaultValue(.string(text))
             case .value(let value)?: return .defaultValue(value)
             case nil:
-                let present = isRelationship ? sourceEntity.relationship(named: name) != nil : sourceEntity.attribute(named: name) != nil
-                return present ? .copy(from: name) : .defaultValue(entity.attribute(named: name)?.declaration.defaultValue)
+                let present =
+                    isRelationship
+                    ? sourceEntity.relationship(named: name) != nil : sourceEntity.attribute(named: name) != nil
+                return present
+                    ? .copy(from: name) : .defaultValue(entity.attribute(named: name)?.declaration.defaultValue)
             }
         }
 

@@ -44,72 +44,105 @@ extension MappingModelConverter {
         let label = (mappingModel.path as NSString).lastPathComponent
         let name = entityMapping.effectiveName
         let at = "\(label): entity mapping \(name)\(entityMapping.lineText)"
-        for key in entityMapping.unknown { mapping.notCarried.append("\(at): attribute '\(key)' not read (unknown to this importer)") }
+        for key in entityMapping.unknown {
+            mapping.notCarried.append("\(at): attribute '\(key)' not read (unknown to this importer)")
+        }
         guard let destinationName = entityMapping.destination else {
             // A remove mapping: the source objects are not migrated, as inference does for an entity that is gone.
             if let sourceName = entityMapping.source, destination.entity(named: sourceName) != nil {
-                mapping.notCarried.append("\(at): removes \(sourceName)'s objects although version \(destination.version) still has \(sourceName)")
+                mapping.notCarried.append(
+                    """
+                    \(at): removes \(sourceName)'s objects although version \(destination.version) still has \
+                    \(sourceName)
+                    """
+                )
             }
             return []
         }
         guard let entity = destination.entity(named: destinationName) else {
-            mapping.notCarried.append("\(at): \(destinationName) is not an entity of version \(destination.version); the mapping is not written")
+            mapping.notCarried.append(
+                """
+                \(at): \(destinationName) is not an entity of version \(destination.version); the mapping is not written
+                """
+            )
             return []
         }
-        var entry = EntityEntry(label: label, name: name, at: at, entity: entity, source: source, destination: destination)
+        var entry = EntityEntry(
+            label: label, name: name, at: at, entity: entity, source: source, destination: destination)
         // A custom source fetch of another entity (`fetchRequestForSourceEntityNamed:"Book"`
         // on AuthorToAuthor): Core Data makes the destination objects from the fetched
         // ones, and every `$source` of the mapping is one of them.
         var entityMapping = entityMapping
         if !entityMapping.autogeneratesSource, let data = entityMapping.sourceExpression,
-            let fetched = (try? ArchivedExpression.decode(data)).flatMap(Self.defaultFetchEntity), fetched != entityMapping.source
+            let fetched = (try? ArchivedExpression.decode(data)).flatMap(Self.defaultFetchEntity),
+            fetched != entityMapping.source
         {
-            entry.comments.append("a custom source fetch of \(fetched) objects: Core Data makes \(destinationName) objects from them")
+            entry.comments.append(
+                "a custom source fetch of \(fetched) objects: Core Data makes \(destinationName) objects from them")
             entityMapping.source = fetched
         }
         guard sourceObjects(of: entityMapping, &entry, mapping: &mapping) else { return [] }
         if let sourceEntity = entry.sourceEntity {
             var settled = Renames.Settled()
             settled.entities[destinationName] = sourceEntity.name
-            entry.inferred = Renames.hop(from: source, to: destination, settled: settled).properties[destinationName] ?? [:]
+            entry.inferred =
+                Renames.hop(from: source, to: destination, settled: settled).properties[destinationName] ?? [:]
         }
-        let policy = entityMapping.policyClass.map { policyClass($0, of: entityMapping, &entry, mapping: &mapping, skeletons: &skeletons) }
+        let policy = entityMapping.policyClass.map {
+            policyClass($0, of: entityMapping, &entry, mapping: &mapping, skeletons: &skeletons)
+        }
         filter(of: entityMapping, &entry, mapping: &mapping)
-        for info in userInfo(entityMapping.userInfo) where policy == nil { entry.comments.append("user info (read by no policy): \(info)") }
+        for info in userInfo(entityMapping.userInfo) where policy == nil {
+            entry.comments.append("user info (read by no policy): \(info)")
+        }
         let setBased = convertProperties(
             of: entityMapping, in: mappingModel, policy: policy, mappingNames: mappingNames, &entry,
             mapping: &mapping, skeletons: &skeletons)
-        // Destination properties the entity mapping leaves out: Core Data leaves them at their default.
+        unmappedAttributes(of: entityMapping, entity, label: label, policySets: policy != nil && !setBased, &entry)
+        if entry.sourceEntity != nil {
+            leaveUnsetRelationships(
+                of: entityMapping, in: mappingModel, policySets: policy != nil && !setBased, &entry, mapping: &mapping)
+        }
+        return finish(entityMapping, entry, mapping: &mapping)
+    }
+
+    /// Destination attributes the entity mapping leaves out: Core Data leaves them at
+    /// their default, or with a policy that sets values, to the policy. Then what the
+    /// policy sets, in the entity's order, whether Xcode left an empty attribute mapping
+    /// or none (an export writes one where the source lacks the attribute, none where it
+    /// has one), so that the order is the same either way.
+    func unmappedAttributes(
+        of entityMapping: XcodeMappingModel.EntityMapping, _ entity: CompiledEntity, label: String, policySets: Bool,
+        _ entry: inout EntityEntry
+    ) {
         let mapped = Set(entityMapping.attributes.map(\.name) + entityMapping.relationships.map(\.name))
         if entry.sourceEntity != nil {
-            for attribute in entity.attributes where !attribute.declaration.isTransient && !mapped.contains(attribute.name) {
+            for attribute in entity.attributes
+            where !attribute.declaration.isTransient && !mapped.contains(attribute.name) {
                 // One the source lacks (none that inference would copy) is the policy's to set,
                 // as with an empty attribute mapping.
-                guard entry.inferred[attribute.name] != nil || (policy != nil && !setBased) else { continue }
-                if policy != nil, !setBased {
+                guard entry.inferred[attribute.name] != nil || policySets else { continue }
+                if policySets {
                     entry.policySet.insert(attribute.name)
                 } else {
+                    let key = YAMLEmitter.key(attribute.name)
                     let value = attribute.declaration.defaultValue.map(Self.yamlValue) ?? "null"
-                    entry.properties.append("      \(YAMLEmitter.key(attribute.name)): { default: \(value) }   # no attribute mapping in \(label)")
+                    entry.properties.append("      \(key): { default: \(value) }   # no attribute mapping in \(label)")
                 }
             }
         }
-        // What the policy sets, in the entity's order, whether Xcode left an empty attribute
-        // mapping or none (an export writes one where the source lacks the attribute, none
-        // where it has one), so that the order is the same either way.
         for attribute in entity.attributes where entry.policySet.contains(attribute.name) {
             entry.properties.append(Self.policyLine(attribute.name))
         }
-        if entry.sourceEntity != nil {
-            leaveUnsetRelationships(of: entityMapping, in: mappingModel, policySets: policy != nil && !setBased, &entry, mapping: &mapping)
-        }
-        return finish(entityMapping, entry, mapping: &mapping)
     }
 
     /// `name: policy`, for a property of an entity mapping with a policy that nothing in
     /// the mapping model sets.
     static func policyLine(_ name: String) -> String {
-        "      \(YAMLEmitter.key(name)): policy   # nothing in the mapping model sets it: the policy's code or the default"
+        """
+              \(YAMLEmitter.key(name)): policy   # nothing in the mapping model sets it: the policy's code or the \
+        default
+        """
     }
 
     /// The entry's source entity (`source:` when it differs) and the comments on the
@@ -122,7 +155,12 @@ extension MappingModelConverter {
         if let sourceName = entityMapping.source {
             entry.sourceEntity = entry.source.entity(named: sourceName)
             if entry.sourceEntity == nil {
-                mapping.notCarried.append("\(entry.at): \(sourceName) is not an entity of version \(entry.source.version); the mapping is not written")
+                mapping.notCarried.append(
+                    """
+                    \(entry.at): \(sourceName) is not an entity of version \(entry.source.version); the mapping is not \
+                    written
+                    """
+                )
                 return false
             }
             // Also when the names agree but the destination's renaming identifier names
@@ -167,7 +205,9 @@ extension MappingModelConverter {
         entry.lines.append("    policy: \(YAMLEmitter.key(policyName))")
         entry.overrides.append("policy \(policyName) (Core Data class \(className))")
         mapping.policies.append(policyName)
-        var skeleton = skeletons[policyName] ?? PolicySkeleton(name: policyName, coreDataClasses: [], entityMappings: [], selectors: [], userInfo: [])
+        var skeleton =
+            skeletons[policyName]
+            ?? PolicySkeleton(name: policyName, coreDataClasses: [], entityMappings: [], selectors: [], userInfo: [])
         if !skeleton.coreDataClasses.contains(className) { skeleton.coreDataClasses.append(className) }
         skeleton.entityMappings.append("\(entry.label): \(entry.name)")
         skeleton.userInfo += userInfo(entityMapping.userInfo).map { "\(entry.name): \($0)" }
@@ -191,7 +231,9 @@ extension MappingModelConverter {
 
     /// Which source objects: the default fetch narrowed by a predicate (`filter:`), or
     /// a custom fetch (`sourceExpression:`, which the loader refuses).
-    private func filter(of entityMapping: XcodeMappingModel.EntityMapping, _ entry: inout EntityEntry, mapping: inout ImportedMapping) {
+    private func filter(
+        of entityMapping: XcodeMappingModel.EntityMapping, _ entry: inout EntityEntry, mapping: inout ImportedMapping
+    ) {
         if let predicate = entityMapping.filterPredicate, predicate != "TRUEPREDICATE" {
             entry.lines.append("    filter: \(YAMLEmitter.quote(predicate))")
             entry.overrides.append("filter \(predicate)")
@@ -207,7 +249,8 @@ extension MappingModelConverter {
         default:
             let text = (try? ArchivedExpression.decode(data))?.format ?? "<an archive this importer cannot read>"
             entry.lines.append("    sourceExpression: \(YAMLEmitter.quote(text))")
-            mapping.notCarried.append("\(entry.at): a custom source fetch (\(text)); written as sourceExpression:, which the loader refuses")
+            mapping.notCarried.append(
+                "\(entry.at): a custom source fetch (\(text)); written as sourceExpression:, which the loader refuses")
         }
     }
 
@@ -225,15 +268,18 @@ extension MappingModelConverter {
         let setBased =
             policy != nil
             && attributeMappings.contains { attributeMapping in
-                attributeMapping.valueExpression.flatMap { try? ArchivedExpression.decode($0) }.map(Self.isPolicyCall) ?? false
+                attributeMapping.valueExpression.flatMap { try? ArchivedExpression.decode($0) }.map(Self.isPolicyCall)
+                    ?? false
             }
         let context = ValueContext(
-            source: entry.source, sourceEntity: entry.sourceEntity, policy: policy, setBased: setBased, inferred: entry.inferred)
+            source: entry.source, sourceEntity: entry.sourceEntity, policy: policy, setBased: setBased,
+            inferred: entry.inferred)
         for attributeMapping in attributeMappings {
             convertAttribute(attributeMapping, context, &entry, mapping: &mapping, skeletons: &skeletons)
         }
         for relationshipMapping in relationshipMappings {
-            convertRelationship(relationshipMapping, in: mappingModel, mappingNames: mappingNames, &entry, mapping: &mapping)
+            convertRelationship(
+                relationshipMapping, in: mappingModel, mappingNames: mappingNames, &entry, mapping: &mapping)
         }
         return setBased
     }
@@ -270,23 +316,36 @@ extension MappingModelConverter {
                 } else if entry.inferred[attribute.name] != nil {
                     let value = a.defaultValue.map(Self.yamlValue) ?? "null"
                     entry.properties.append(
-                        "      \(YAMLEmitter.key(attribute.name)): { default: \(value) }   # the source has no \(attribute.name): Core Data sets none")
+                        """
+                              \(YAMLEmitter.key(attribute.name)): { default: \(value) }   # the source has no \
+                        \(attribute.name): Core Data sets none
+                        """
+                    )
                 }
                 return
             }
             if entry.inferred[attribute.name] != attribute.name {
                 entry.properties.append(
-                    "      \(YAMLEmitter.key(attribute.name)): $source.\(attribute.name)   # inference would pair it by its renaming identifier")
+                    """
+                          \(YAMLEmitter.key(attribute.name)): $source.\(attribute.name)   # inference would pair it by \
+                    its renaming identifier
+                    """
+                )
             } else if old.isOptional, !a.isOptional, a.defaultValue != nil {
                 entry.properties.append(
-                    "      \(YAMLEmitter.key(attribute.name)): $source.\(attribute.name)   # as Core Data sets it: a nil is refused, not defaulted")
+                    """
+                          \(YAMLEmitter.key(attribute.name)): $source.\(attribute.name)   # as Core Data sets it: a \
+                    nil is refused, not defaulted
+                    """
+                )
             }
             return
         }
         mapping.decodedExpressions += 1
         let expression: ArchivedExpression
         do { expression = try ArchivedExpression.decode(data) } catch {
-            entry.properties.append("      \(YAMLEmitter.key(attribute.name)): { value: \(YAMLEmitter.quote("<unreadable archive>")) }")
+            entry.properties.append(
+                "      \(YAMLEmitter.key(attribute.name)): { value: \(YAMLEmitter.quote("<unreadable archive>")) }")
             mapping.notCarried.append("\(place): the value expression archive cannot be read (\(error.message))")
             return
         }
@@ -318,7 +377,11 @@ extension MappingModelConverter {
             mapping.decodedExpressions += 1
             guard let decoded = try? ArchivedExpression.decode(data) else {
                 mapping.notCarried.append("\(place): the value expression archive cannot be read")
-                entry.properties.append("      \(YAMLEmitter.key(relationship.name)): { value: \(YAMLEmitter.quote("<unreadable archive>")) }")
+                entry.properties.append(
+                    """
+                          \(YAMLEmitter.key(relationship.name)): { value: \(YAMLEmitter.quote("<unreadable archive>")) }
+                    """
+                )
                 return
             }
             expression = decoded
@@ -343,7 +406,8 @@ extension MappingModelConverter {
             }
             return
         }
-        entry.properties.append("      \(YAMLEmitter.key(relationship.name)): { value: \(YAMLEmitter.quote(expression.format)) }")
+        entry.properties.append(
+            "      \(YAMLEmitter.key(relationship.name)): { value: \(YAMLEmitter.quote(expression.format)) }")
         // Carried when plan accepts the shape (it says which it refuses, naming them):
         // not listed as refused, which it may well not be.
         mapping.carried.append(
@@ -361,14 +425,18 @@ extension MappingModelConverter {
         // With no source relationship at the key path's start, Core Data writes no expression: the
         // relationship starts empty (a policy may fill it), as inference leaves a new relationship.
         let start =
-            (relationshipMapping.sourceKeyPath ?? relationshipMapping.name).replacingOccurrences(of: "$source.", with: "")
+            (relationshipMapping.sourceKeyPath ?? relationshipMapping.name).replacingOccurrences(
+                of: "$source.", with: ""
+            )
             .split(separator: ".").first.map(String.init) ?? ""
         guard entry.sourceEntity?.relationship(named: start) != nil else {
             // A hint where nothing sets its inverse either (Core Data sets one side when the
             // other is set: BookPlayer 7 → 8's BookToBook sets `bookmarks`, so `Bookmark.item`).
             let inverseSet =
                 if let inverse = relationship.declaration.inverse, let inverseEntity = relationship.inverseEntity {
-                    Self.sets(inverse, of: Set(entry.destination.subtree(of: inverseEntity)), in: mappingModel, source: entry.source)
+                    Self.sets(
+                        inverse, of: Set(entry.destination.subtree(of: inverseEntity)), in: mappingModel,
+                        source: entry.source)
                 } else { false }
             if !inverseSet, let moved = Self.movedRelationship(relationship, entry) {
                 let key = YAMLEmitter.key(relationship.name)
@@ -378,9 +446,11 @@ extension MappingModelConverter {
             }
             return nil
         }
-        // Xcode writes FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", M, $source.<path>).
+        // Xcode writes
+        // FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", M, $source.<path>).
         let path = (relationshipMapping.sourceKeyPath ?? relationshipMapping.name)
-        let components = (path.hasPrefix("$source.") ? String(path.dropFirst(8)) : path).split(separator: ".").map(String.init)
+        let components = (path.hasPrefix("$source.") ? String(path.dropFirst(8)) : path).split(separator: ".").map(
+            String.init)
         if components.count == 1, relationshipMapping.sourceMappingName == nil {
             // Xcode fills it through whichever mapping carries the related objects over (subentities'
             // mappings included): the objects keep their keys, so this is the relationship copied.
@@ -408,7 +478,8 @@ extension MappingModelConverter {
         let reached = Set(entry.destination.subtree(of: relationship.declaration.destination))
         let kept = Set(entry.entity.relationships.flatMap { [$0.name, $0.declaration.renamedFrom ?? $0.name] })
         let candidates = sourceEntity.relationships.filter { old in
-            !old.declaration.isTransient && !kept.contains(old.name) && old.declaration.isToMany == relationship.declaration.isToMany
+            !old.declaration.isTransient && !kept.contains(old.name)
+                && old.declaration.isToMany == relationship.declaration.isToMany
                 && reached.contains(old.declaration.destination)
         }
         return candidates.count == 1 ? candidates[0].name : nil
@@ -416,7 +487,9 @@ extension MappingModelConverter {
 
     /// The entry's lines: under the destination entity's key, or one comment when
     /// nothing differs from inference.
-    private func finish(_ entityMapping: XcodeMappingModel.EntityMapping, _ entry: EntityEntry, mapping: inout ImportedMapping) -> [String] {
+    private func finish(
+        _ entityMapping: XcodeMappingModel.EntityMapping, _ entry: EntityEntry, mapping: inout ImportedMapping
+    ) -> [String] {
         var entry = entry
         if !entry.properties.isEmpty { entry.lines += ["    properties:"] + entry.properties }
         let written = entry.properties.filter { !$0.hasPrefix("      #") }.count

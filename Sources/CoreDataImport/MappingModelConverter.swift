@@ -11,9 +11,11 @@ import PropertyList
 /// (`source:`, `policy:`, `filter:`, `$source.other`, `{ default: … }`,
 /// `{ value: "…" }`); what already is what inference does is left to inference and
 /// noted in a comment. A mapping model spanning versions becomes a spanning file
-/// `<A>-to-<B>.yaml`, planned like Core Data's (Docs/MappingFiles.md). What the format cannot express yet (FUNCTION calls, a
-/// relationship filled through a longer key path, a custom source fetch) is written in a form the loader refuses, naming it, and listed in
-/// `notCarried`: `migrate plan` refuses the hop rather than inferring it silently.
+/// `<A>-to-<B>.yaml`, planned like Core Data's (Docs/MappingFiles.md). What the format
+/// cannot express yet (FUNCTION calls, a relationship filled through a longer key path,
+/// a custom source fetch) is written in a form the loader refuses, naming it, and
+/// listed in `notCarried`: `migrate plan` refuses the hop rather than inferring it
+/// silently.
 ///
 /// Pure: values in, values out; the caller reads and writes files.
 package struct MappingModelConverter: Sendable {
@@ -46,7 +48,9 @@ package struct MappingModelConverter: Sendable {
 
     /// Converts mapping models; `unread` are mapping models found without a readable
     /// `xcmapping.xml` (path and reason), reported with the hop their name suggests.
-    package func convert(_ mappingModels: [XcodeMappingModel], unread: [(path: String, reason: String)] = []) -> ImportedMappings {
+    package func convert(_ mappingModels: [XcodeMappingModel], unread: [(path: String, reason: String)] = [])
+        -> ImportedMappings
+    {
         var result = ImportedMappings(mappings: [], policies: [], skipped: [], otherModels: [])
         var skeletons: [String: PolicySkeleton] = [:]
         var taken: [String: String] = [:]
@@ -58,7 +62,9 @@ package struct MappingModelConverter: Sendable {
             }
             let paired = pair(mappingModel)
             guard let (from, to, by) = paired.versions else {
-                result.skipped.append(SkippedMappingModel(path: mappingModel.path, reason: paired.why, sourceVersion: nil, destinationVersion: nil))
+                result.skipped.append(
+                    SkippedMappingModel(
+                        path: mappingModel.path, reason: paired.why, sourceVersion: nil, destinationVersion: nil))
                 continue
             }
             guard to > from else {
@@ -66,12 +72,15 @@ package struct MappingModelConverter: Sendable {
                     SkippedMappingModel(
                         path: mappingModel.path,
                         reason: """
-                            it maps version \(from) to version \(to) (\(by)): a migration goes to a later version, so no mapping file is written
+                            it maps version \(from) to version \(to) (\(by)): a migration goes to a later version, so \
+                            no mapping file is written
                             """, sourceVersion: from, destinationVersion: to))
                 continue
             }
             if let entities = staleEntities(mappingModel.path, from: from, to: to) {
-                result.stale.append(StaleMappingModel(path: mappingModel.path, sourceVersion: from, destinationVersion: to, entities: entities))
+                result.stale.append(
+                    StaleMappingModel(
+                        path: mappingModel.path, sourceVersion: from, destinationVersion: to, entities: entities))
                 continue
             }
             if let first = taken["\(from)-to-\(to)"] {
@@ -79,7 +88,8 @@ package struct MappingModelConverter: Sendable {
                     SkippedMappingModel(
                         path: mappingModel.path,
                         reason: """
-                            \(first) already maps version \(from) to \(to); one mapping file per hop, so this one is not written
+                            \(first) already maps version \(from) to \(to); one mapping file per hop, so this one is \
+                            not written
                             """, sourceVersion: from, destinationVersion: to))
                 continue
             }
@@ -90,7 +100,8 @@ package struct MappingModelConverter: Sendable {
         }
         for (path, reason) in unread {
             let hop = pairByName(((path as NSString).lastPathComponent as NSString).deletingPathExtension)
-            result.skipped.append(SkippedMappingModel(path: path, reason: reason, sourceVersion: hop?.0, destinationVersion: hop?.1))
+            result.skipped.append(
+                SkippedMappingModel(path: path, reason: reason, sourceVersion: hop?.0, destinationVersion: hop?.1))
         }
         result.mappings.sort { ($0.sourceVersion, $0.destinationVersion) < ($1.sourceVersion, $1.destinationVersion) }
         result.policies = skeletons.values.sorted { $0.name < $1.name }
@@ -119,7 +130,11 @@ package struct MappingModelConverter: Sendable {
     private func otherBundle(_ mappingModel: XcodeMappingModel) -> String? {
         for recorded in [mappingModel.sourceModelPath, mappingModel.destinationModelPath].compactMap({ $0 }) {
             let parts = recorded.split(separator: "/").map(String.init)
-            if let bundle = parts.dropLast().last, bundle.hasSuffix(".xcdatamodeld"), bundle != bundleName + ".xcdatamodeld" { return bundle }
+            if let bundle = parts.dropLast().last, bundle.hasSuffix(".xcdatamodeld"),
+                bundle != bundleName + ".xcdatamodeld"
+            {
+                return bundle
+            }
         }
         return nil
     }
@@ -131,21 +146,34 @@ package struct MappingModelConverter: Sendable {
 
     private func pair(_ mappingModel: XcodeMappingModel) -> (versions: (Int, Int, String)?, why: String) {
         // The versions whose hashes the embedded models have, when each has exactly one.
-        let hashed = versionsOfEmbeddedModels[mappingModel.path].flatMap { pair in pair.source.flatMap { a in pair.destination.map { (a, $0) } } }
+        let hashed = versionsOfEmbeddedModels[mappingModel.path].flatMap { pair in
+            pair.source.flatMap { a in pair.destination.map { (a, $0) } }
+        }
         if let source = mappingModel.sourceModelPath, let destination = mappingModel.destinationModelPath {
-            let a = version(folder: (source as NSString).lastPathComponent), b = version(folder: (destination as NSString).lastPathComponent)
+            let a = version(folder: (source as NSString).lastPathComponent),
+                b = version(folder: (destination as NSString).lastPathComponent)
             if let a, let b { return ((a, b, "sourcemodelpath and destinationmodelpath"), "") }
-            if let (a, b) = hashed { return ((a, b, "the version hashes of the models it embeds (the recorded paths name no version here)"), "") }
-            if let byName = pairByName(mappingModel.name) { return ((byName.0, byName.1, "its name (the recorded paths name no version here)"), "") }
+            if let (a, b) = hashed {
+                return (
+                    (a, b, "the version hashes of the models it embeds (the recorded paths name no version here)"), ""
+                )
+            }
+            if let byName = pairByName(mappingModel.name) {
+                return ((byName.0, byName.1, "its name (the recorded paths name no version here)"), "")
+            }
             let missing = [a == nil ? source : nil, b == nil ? destination : nil].compactMap { $0 }
             let what = missing.count == 1 ? "is not a version" : "are not versions"
             return (nil, "it maps \(missing.joined(separator: " and ")), which \(what) of \(bundleName)")
         }
         if let (a, b) = hashed {
-            let what = mappingModel.recordedHashes == nil ? "the version hashes of the models it embeds" : "the entity version hashes it records"
+            let what =
+                mappingModel.recordedHashes == nil
+                ? "the version hashes of the models it embeds" : "the entity version hashes it records"
             return ((a, b, "\(what) (no model paths recorded)"), "")
         }
-        if let byName = pairByName(mappingModel.name) { return ((byName.0, byName.1, "its name (no model paths recorded)"), "") }
+        if let byName = pairByName(mappingModel.name) {
+            return ((byName.0, byName.1, "its name (no model paths recorded)"), "")
+        }
         return (nil, "it records no model paths and its name names no two versions of \(bundleName)")
     }
 
@@ -176,13 +204,20 @@ package struct MappingModelConverter: Sendable {
         // underscores are not part of either side's name.
         let wanted = normalized(text).trimmingCharacters(in: CharacterSet.alphanumerics.inverted)
         guard !wanted.isEmpty else { return nil }
-        let names = versions.map { (number: $0.number, name: normalized($0.source.hasSuffix(".xcdatamodel") ? String($0.source.dropLast(12)) : $0.source)) }
+        let names = versions.map {
+            (
+                number: $0.number,
+                name: normalized($0.source.hasSuffix(".xcdatamodel") ? String($0.source.dropLast(12)) : $0.source)
+            )
+        }
         let exact = names.filter { $0.name == wanted }
         if exact.count == 1 { return exact[0].number }
         let suffix = names.filter { $0.name.hasSuffix(wanted) || wanted.hasSuffix($0.name) }
         if suffix.count == 1 { return suffix[0].number }
         // The number a side ends in: the version whose name ends in it (the unnumbered one is 1).
-        guard let digits = wanted.reversed().prefix(while: \.isNumber).reversed().nilIfEmpty, let n = Int(String(digits)) else { return nil }
+        guard let digits = wanted.reversed().prefix(while: \.isNumber).reversed().nilIfEmpty,
+            let n = Int(String(digits))
+        else { return nil }
         let numbered = names.filter { name in
             let own = String(name.name.reversed().prefix(while: \.isNumber).reversed())
             return Int(own) == n
@@ -206,7 +241,9 @@ package struct MappingModelConverter: Sendable {
             mappingModel: label, sourceVersion: from, destinationVersion: to, pairedBy: pairedBy, yaml: "",
             entityMappings: mappingModel.entityMappings.count, policies: [], decodedExpressions: 0,
             carried: [], notCarried: [])
-        for line in mappingModel.unknown { mapping.notCarried.append("\(label): \(line): not read (an element this importer does not know)") }
+        for line in mappingModel.unknown {
+            mapping.notCarried.append("\(label): \(line): not read (an element this importer does not know)")
+        }
         var body: [String] = []
         guard let source = model.version(from), let destination = model.version(to) else { return mapping }
         let mappedDestinations = Set(mappingModel.entityMappings.compactMap(\.destination))
@@ -222,36 +259,26 @@ package struct MappingModelConverter: Sendable {
                 continue
             }
             if !written.insert(destinationName).inserted {
-                // A further entity mapping into the same entity (objects of two source entities merged): written
-                // under its Core Data name with `destination:` (MappingFiles.md, "Merges").
-                let name = entityMapping.effectiveName
-                guard let sourceName = entityMapping.source else {
-                    // An Add mapping: Core Data fetches no source objects for it and makes none.
-                    mapping.carried.append(
-                        "\(mapping.mappingModel): entity mapping \(name)\(entityMapping.lineText): a further mapping into \(destinationName) "
-                            + "with no source: Core Data makes no objects for it")
+                guard let further = Self.furtherMapping(lines, entityMapping, into: destinationName, &mapping) else {
                     continue
                 }
-                if lines[0].hasPrefix("  #") { lines = [lines[0]] }
-                lines[0] = "  \(YAMLEmitter.key(name)):"
-                lines.removeAll { $0.hasPrefix("    source: ") || $0.hasPrefix("    mappingName: ") }
-                lines.insert(contentsOf: ["    destination: \(YAMLEmitter.key(destinationName))", "    source: \(YAMLEmitter.key(sourceName))"], at: 1)
-                mapping.carried.append(
-                    "\(mapping.mappingModel): entity mapping \(name)\(entityMapping.lineText): a further mapping into \(destinationName), "
-                        + "its objects made of \(sourceName) too (a merge)")
+                lines = further
             }
             // Entity mappings that change nothing are one comment each: listed after the others,
             // in the destination version's order, so that an export (which numbers the file's
             // entries first) imports back as the same file; the order of mappings that only
             // carry objects as inference does changes nothing in Core Data either.
             if lines.count == 1, lines[0].hasPrefix("  #") {
-                let index = entityMapping.destination.flatMap { name in destination.entities.firstIndex { $0.name == name } } ?? Int.max
+                let index =
+                    entityMapping.destination.flatMap { name in destination.entities.firstIndex { $0.name == name } }
+                    ?? Int.max
                 asInferred.append((index, lines))
             } else {
                 body += lines
             }
         }
-        body += asInferred.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.flatMap(\.element.1)
+        body += asInferred.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.flatMap(
+            \.element.1)
         mapping.splits = Self.splits(of: mappingModel)
         // A destination entity no entity mapping fills: Core Data migrates none of its objects.
         // Where inference would carry objects into it: from a namesake, or the entity its
@@ -281,13 +308,44 @@ package struct MappingModelConverter: Sendable {
         return mapping
     }
 
+    /// A further entity mapping into an entity another already fills (objects of two
+    /// source entities merged): written under its Core Data name with `destination:`
+    /// (MappingFiles.md, "Merges"). Nil for one with no source, which Core Data makes no
+    /// objects for.
+    private static func furtherMapping(
+        _ lines: [String], _ entityMapping: XcodeMappingModel.EntityMapping, into destinationName: String,
+        _ mapping: inout ImportedMapping
+    ) -> [String]? {
+        let name = entityMapping.effectiveName
+        let at = "\(mapping.mappingModel): entity mapping \(name)\(entityMapping.lineText)"
+        guard let sourceName = entityMapping.source else {
+            // An Add mapping: Core Data fetches no source objects for it and makes none.
+            mapping.carried.append(
+                "\(at): a further mapping into \(destinationName) with no source: Core Data makes no objects for it")
+            return nil
+        }
+        var lines = lines
+        if lines[0].hasPrefix("  #") { lines = [lines[0]] }
+        lines[0] = "  \(YAMLEmitter.key(name)):"
+        lines.removeAll { $0.hasPrefix("    source: ") || $0.hasPrefix("    mappingName: ") }
+        lines.insert(
+            contentsOf: [
+                "    destination: \(YAMLEmitter.key(destinationName))",
+                "    source: \(YAMLEmitter.key(sourceName))",
+            ], at: 1)
+        mapping.carried.append(
+            "\(at): a further mapping into \(destinationName), its objects made of \(sourceName) too (a merge)")
+        return lines
+    }
+
     /// A note as the mapping file keeps it: without the `(line N)` of the `xcmapping.xml`
     /// it was read from, nor the module of a policy class (`policy:` holds the class's
     /// own name): the file outlives that `xcmapping.xml`, and an export writes another.
     /// `--report` and `--json` keep both.
     static func withoutLines(_ note: String) -> String {
         note.replacingOccurrences(of: #" \(line [0-9]+\)"#, with: "", options: .regularExpression)
-            .replacingOccurrences(of: #"policy class [A-Za-z_][A-Za-z0-9_]*\."#, with: "policy class ", options: .regularExpression)
+            .replacingOccurrences(
+                of: #"policy class [A-Za-z_][A-Za-z0-9_]*\."#, with: "policy class ", options: .regularExpression)
     }
 
     /// What an attribute's value expression is read against.
@@ -321,7 +379,9 @@ package struct MappingModelConverter: Sendable {
         case .keyPath(.variable("source")?, let components) where components.count == 1:
             // Left to inference where it copies the same (not where the renaming identifier
             // pairs it with another, or with none).
-            if components[0] == context.inferred[attribute.name], sourceEntity?.attribute(named: components[0]) != nil { return nil }
+            if components[0] == context.inferred[attribute.name], sourceEntity?.attribute(named: components[0]) != nil {
+                return nil
+            }
             return "$source.\(components[0])"
         case .constant(let constant) where Self.isAcceptable(constant, for: attribute.type):
             switch constant {
@@ -334,7 +394,8 @@ package struct MappingModelConverter: Sendable {
             case .decimal(let text): return "{ default: \(text) }"
             case .boolean(let b): return "{ default: \(b) }"
             case .null: return "{ default: null }"
-            case .date(let seconds): return "{ default: \(YAMLEmitter.quote(AttributeValue.date(seconds).description)) }"
+            case .date(let seconds):
+                return "{ default: \(YAMLEmitter.quote(AttributeValue.date(seconds).description)) }"
             case .real: break
             }
         default:
@@ -349,7 +410,8 @@ package struct MappingModelConverter: Sendable {
                     if let i = skeleton.selectors.firstIndex(where: { $0.selector == call.selector }) {
                         skeleton.selectors[i].uses.append(mappingName)
                     } else {
-                        skeleton.selectors.append(.init(selector: call.selector, arguments: call.arguments, uses: [mappingName]))
+                        skeleton.selectors.append(
+                            .init(selector: call.selector, arguments: call.arguments, uses: [mappingName]))
                     }
                     skeletons[policy] = skeleton
                 } else {
@@ -362,14 +424,21 @@ package struct MappingModelConverter: Sendable {
             // What runs is what the one type checker accepts: the same check `migrate plan` makes.
             do {
                 // A policy function (FUNCTION($entityPolicy, …)) is checked as the copy runs it.
-                _ = try TypeChecker(version: context.source, entity: sourceEntity.name, rowVariables: ["source"], entityPolicy: policy)
-                    .value(text, for: attribute)
+                _ = try TypeChecker(
+                    version: context.source, entity: sourceEntity.name, rowVariables: ["source"], entityPolicy: policy
+                )
+                .value(text, for: attribute)
             } catch {
                 reasons.append(error.detail)
             }
         }
         if !reasons.isEmpty {
-            mapping.notCarried.append("\(place): \(text): cannot run here yet (\(reasons.joined(separator: "; "))); written as value:, which plan refuses")
+            mapping.notCarried.append(
+                """
+                \(place): \(text): cannot run here yet (\(reasons.joined(separator: "; "))); written as value:, which \
+                plan refuses
+                """
+            )
         } else if policy != nil, !context.setBased {
             mapping.notCarried.append(
                 "\(place): \(text): a computed value on an entity with a policy; written as value:, which plan refuses "
@@ -388,7 +457,8 @@ package struct MappingModelConverter: Sendable {
         switch constant {
         case .null: return true
         case .string: return type == .string
-        case .integer, .real, .decimal, .boolean: return [.integer16, .integer32, .integer64, .decimal, .double, .float, .boolean].contains(type)
+        case .integer, .real, .decimal, .boolean:
+            return [.integer16, .integer32, .integer64, .decimal, .double, .float, .boolean].contains(type)
         case .date: return type == .date
         }
     }
@@ -426,14 +496,18 @@ package struct MappingModelConverter: Sendable {
         for components: [String], from sourceEntity: CompiledEntity?, source: CompiledVersion,
         in mappingModel: XcodeMappingModel
     ) -> String? {
-        guard components.count == 1, let related = sourceEntity?.relationship(named: components[0])?.declaration.destination else { return nil }
+        guard components.count == 1,
+            let related = sourceEntity?.relationship(named: components[0])?.declaration.destination
+        else { return nil }
         return mappingModel.entityMappings.first { $0.source == related && $0.destination != nil }?.effectiveName
     }
 
     /// The entity E a source fetch (the form below) fetches.
     static func defaultFetchEntity(_ expression: ArchivedExpression) -> String? {
         func request(_ e: ArchivedExpression) -> String? {
-            guard case .function(.variable("manager")?, "fetchRequestForSourceEntityNamed:predicateString:", let arguments) = e,
+            guard
+                case .function(
+                    .variable("manager")?, "fetchRequestForSourceEntityNamed:predicateString:", let arguments) = e,
                 arguments.count == 2, case .constant(.string(let entity)) = arguments[0]
             else { return nil }
             return entity
@@ -443,11 +517,14 @@ package struct MappingModelConverter: Sendable {
         return nil
     }
 
-    /// `FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", E, P), $manager.sourceContext, NO)`:
-    /// Core Data's default source fetch; its predicate string P.
+    /// Core Data's default source fetch; its predicate string P:
+    /// `FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", E, P),
+    /// $manager.sourceContext, NO)`.
     static func defaultFetchPredicate(_ expression: ArchivedExpression) -> String? {
         func request(_ e: ArchivedExpression) -> String? {
-            guard case .function(.variable("manager")?, "fetchRequestForSourceEntityNamed:predicateString:", let arguments) = e,
+            guard
+                case .function(
+                    .variable("manager")?, "fetchRequestForSourceEntityNamed:predicateString:", let arguments) = e,
                 arguments.count == 2, case .constant(.string(let predicate)) = arguments[1]
             else { return nil }
             return predicate
@@ -459,7 +536,8 @@ package struct MappingModelConverter: Sendable {
 
     /// An archived `NSDictionary` of user info as `key = value` lines.
     func userInfo(_ data: [UInt8]?) -> [String] {
-        guard let data, let root = try? BinaryPropertyList.decodeArchive(data), let archive = try? KeyedArchive(root) else {
+        guard let data, let root = try? BinaryPropertyList.decodeArchive(data), let archive = try? KeyedArchive(root)
+        else {
             return data == nil ? [] : ["(an archive this importer cannot read)"]
         }
         return archive.dictionary(archive.top).map { key, value in

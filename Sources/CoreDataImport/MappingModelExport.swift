@@ -42,41 +42,32 @@ package struct MappingModelExport: Sendable {
     /// Every note, one line each.
     package var notes: [String] { mappingModels.flatMap(\.notes) }
 
-    /// Exports `mappingFiles` of `model`, whose versions `exported` writes into the bundle `bundleName` (`Books.xcdatamodeld`).
+    /// Exports `mappingFiles` of `model`, whose versions `exported` writes into the bundle
+    /// `bundleName` (`Books.xcdatamodeld`).
     package init(mappingFiles: MappingFiles, model: CompiledModel, exported: ExportedModel, bundleName: String) {
         var stubs: [String: MigrationPolicyStub] = [:]
         var order: [String] = []
         var taken: Set<String> = []
-        for file in mappingFiles.files.sorted(by: { ($0.sourceVersion, $0.destinationVersion) < ($1.sourceVersion, $1.destinationVersion) }) {
-            guard let source = model.version(file.sourceVersion), let destination = model.version(file.destinationVersion) else { continue }
+        for file in mappingFiles.files.sorted(by: {
+            ($0.sourceVersion, $0.destinationVersion) < ($1.sourceVersion, $1.destinationVersion)
+        }) {
+            guard let source = model.version(file.sourceVersion),
+                let destination = model.version(file.destinationVersion)
+            else { continue }
             let label = (file.path as NSString).lastPathComponent
-            var notes: [String] = []
-            var problems: [Diagnostic] = []
-            let resolved: MappingModel?
-            do {
-                resolved = try MappingResolver.resolve(model, from: file.sourceVersion, to: file.destinationVersion, file: file)
-            } catch let error as DiagnosticsError {
-                // Written as it says when every word of it has a place in the mapping model
-                // (an imported file the toolkit cannot plan yet); refused below when the
-                // export would drop some (an unknown property, a value that does not parse).
-                resolved = nil
-                problems = error.diagnostics.filter { $0.severity == .error }
-                notes.append(
-                    "\(label): \(model.name) \(file.sourceVersion) → \(file.destinationVersion) does not validate "
-                        + "(\(problems.first?.message ?? "?")); written as the file says")
-            } catch {
-                resolved = nil
-                notes.append(
-                    "\(label): \(model.name) \(file.sourceVersion) → \(file.destinationVersion) does not resolve (\(Self.summary(error))); "
-                        + "written from the file alone, its other entities paired by name")
-            }
+            let (resolved, problems, notes) = Self.resolve(file, of: model, label: label)
             func folder(_ number: Int) -> String {
-                let name = exported.versions.first { $0.number == number }?.folder ?? XcodeModelExporter.defaultFolder(model: model.name, version: number)
+                let name =
+                    exported.versions.first { $0.number == number }?.folder
+                    ?? XcodeModelExporter.defaultFolder(model: model.name, version: number)
                 return "\(bundleName)/\(name)"
             }
             // A file import wrote goes back under the name of the mapping model it came from.
             let imported = Self.importedName(of: file.path).flatMap { taken.contains($0) ? nil : $0 }
-            let name = imported ?? MappingFileExporter.folderName(model: model.name, from: file.sourceVersion, to: file.destinationVersion)
+            let name =
+                imported
+                ?? MappingFileExporter.folderName(
+                    model: model.name, from: file.sourceVersion, to: file.destinationVersion)
             taken.insert(name)
             let exporter = MappingFileExporter(
                 file: file, resolved: resolved, source: source, destination: destination,
@@ -91,16 +82,22 @@ package struct MappingModelExport: Sendable {
                 diagnostics.append(
                     Diagnostic(
                         .error,
-                        "\(file.path): a filter or a name holds a control character (other than tab and line breaks), which XML cannot hold",
+                        """
+                        \(file.path): a filter or a name holds a control character (other than tab and line breaks), \
+                        which XML cannot hold
+                        """,
                         at: nil, hint: "remove the control character from the mapping file"))
                 continue
             }
             files.append((path: "\(name)/xcmapping.xml", text: xml))
             mappingModels.append(
                 Written(
-                    mappingFile: label, mappingModel: name, sourceVersion: file.sourceVersion, destinationVersion: file.destinationVersion,
-                    entityMappings: result.mappingModel.entityMappings.count, policies: result.policies, omissions: result.omissions,
-                    notes: notes, sourceModelPath: folder(file.sourceVersion), destinationModelPath: folder(file.destinationVersion)))
+                    mappingFile: label, mappingModel: name, sourceVersion: file.sourceVersion,
+                    destinationVersion: file.destinationVersion,
+                    entityMappings: result.mappingModel.entityMappings.count, policies: result.policies,
+                    omissions: result.omissions,
+                    notes: notes, sourceModelPath: folder(file.sourceVersion),
+                    destinationModelPath: folder(file.destinationVersion)))
             Self.collect(result.mappingModel, file: file, into: &stubs, order: &order)
         }
         for name in order {
@@ -109,15 +106,42 @@ package struct MappingModelExport: Sendable {
         }
     }
 
+    /// `file` resolved against the model, or why not: the errors of a file that does not
+    /// validate (written as it says when every word of it has a place in the mapping
+    /// model, an imported file the toolkit cannot plan yet; refused when the export would
+    /// drop some), and a note either way.
+    private static func resolve(
+        _ file: MappingFile, of model: CompiledModel, label: String
+    ) -> (resolved: MappingModel?, problems: [Diagnostic], notes: [String]) {
+        let hop = "\(label): \(model.name) \(file.sourceVersion) → \(file.destinationVersion)"
+        do {
+            let resolved = try MappingResolver.resolve(
+                model, from: file.sourceVersion, to: file.destinationVersion, file: file)
+            return (resolved, [], [])
+        } catch let error as DiagnosticsError {
+            let problems = error.diagnostics.filter { $0.severity == .error }
+            let note = "\(hop) does not validate (\(problems.first?.message ?? "?")); written as the file says"
+            return (nil, problems, [note])
+        } catch {
+            let note = """
+                \(hop) does not resolve (\(summary(error))); written from the file alone, its other entities paired by \
+                name
+                """
+            return (nil, [], [note])
+        }
+    }
+
     /// The policies of a mapping model: the entity mappings naming each, the
     /// properties its stages set, the selectors called on it.
     private static func collect(
-        _ mappingModel: XcodeMappingModel, file: MappingFile, into stubs: inout [String: MigrationPolicyStub], order: inout [String]
+        _ mappingModel: XcodeMappingModel, file: MappingFile, into stubs: inout [String: MigrationPolicyStub],
+        order: inout [String]
     ) {
         for entityMapping in mappingModel.entityMappings {
             guard let policy = entityMapping.policyClass, let destination = entityMapping.destination else { continue }
             if stubs[policy] == nil {
-                stubs[policy] = MigrationPolicyStub(name: policy, entityMappings: [], stageProperties: [], selectors: [])
+                stubs[policy] = MigrationPolicyStub(
+                    name: policy, entityMappings: [], stageProperties: [], selectors: [])
                 order.append(policy)
             }
             stubs[policy]!.entityMappings.append("\(mappingModel.path): \(entityMapping.effectiveName)")
@@ -126,7 +150,9 @@ package struct MappingModelExport: Sendable {
                 if case .policy = value { stubs[policy]!.stageProperties.append("\(destination).\(property)") }
             }
             for attribute in entityMapping.attributes {
-                guard let data = attribute.valueExpression, let expression = try? ArchivedExpression.decode(data) else { continue }
+                guard let data = attribute.valueExpression, let expression = try? ArchivedExpression.decode(data) else {
+                    continue
+                }
                 for call in expression.functionCalls where call.operand == "$entityPolicy" {
                     let use = "\(mappingModel.path): \(destination).\(attribute.name)"
                     if let index = stubs[policy]!.selectors.firstIndex(where: { $0.selector == call.selector }) {
@@ -150,7 +176,8 @@ package struct MappingModelExport: Sendable {
     static func importedName(of path: String) -> String? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: 4096), let first = String(decoding: data, as: UTF8.self).split(separator: "\n").first
+        guard let data = try? handle.read(upToCount: 4096),
+            let first = String(decoding: data, as: UTF8.self).split(separator: "\n").first
         else { return nil }
         let prefix = "# Imported by `migrate import --mapping-models` from "
         guard first.hasPrefix(prefix) else { return nil }
@@ -188,7 +215,9 @@ extension MappingModelExport {
         let enumerator = FileManager.default.enumerator(atPath: folder)
         while let relative = enumerator?.nextObject() as? String {
             let last = (relative as NSString).lastPathComponent
-            guard last.hasSuffix(".xcmappingmodel") || last.hasSuffix(".xcdatamodeld") || last.hasPrefix(".") else { continue }
+            guard last.hasSuffix(".xcmappingmodel") || last.hasSuffix(".xcdatamodeld") || last.hasPrefix(".") else {
+                continue
+            }
             enumerator?.skipDescendants()
             if last.hasSuffix(".xcmappingmodel"), written[relative] == nil { found.append(relative) }
         }
@@ -200,21 +229,29 @@ extension MappingModelExport {
             } catch {
                 return Leftover(
                     path: path,
-                    message: "\(error.problems.joined(separator: "; ")): a mapping model that cannot be read beside the bundle; "
+                    message:
+                        "\(error.problems.joined(separator: "; ")): a mapping model that cannot be read beside the "
+                        + "bundle; "
                         + "an import of this folder with --mapping-models refuses it")
             }
             guard let source = mappingModel.sourceModelPath, let destination = mappingModel.destinationModelPath,
                 [source, destination].contains(where: { $0.split(separator: "/").contains(Substring(bundleName)) })
             else { return nil }
-            let same = written.values.first { ($0.sourceModelPath, $0.destinationModelPath) == (source, destination) }?.mappingModel
+            let same = written.values.first { ($0.sourceModelPath, $0.destinationModelPath) == (source, destination) }?
+                .mappingModel
             let message =
                 if let same {
-                    "\(path) maps the same versions as \(same), written now: the app would have two mapping models for that hop; delete this one"
+                    """
+                    \(path) maps the same versions as \(same), written now: the app would have two mapping models for \
+                    that hop; delete this one
+                    """
                 } else {
-                    "\(path) maps \(source) to \(destination) and no mapping file wrote it: Core Data in the app still uses it; "
+                    "\(path) maps \(source) to \(destination) and no mapping file wrote it: Core Data in the app still "
+                        + "uses it; "
                         + "delete it if the hop is now inferred"
                 }
-            return Leftover(path: path, sourceModel: source, destinationModel: destination, sameVersionsAs: same, message: message)
+            return Leftover(
+                path: path, sourceModel: source, destinationModel: destination, sameVersionsAs: same, message: message)
         }
     }
 }

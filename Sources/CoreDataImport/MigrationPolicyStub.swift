@@ -37,7 +37,9 @@ package struct MigrationPolicyStub: Sendable, Hashable {
             "// attribute and relationship mappings of the mapping model.",
         ]
         if !stageProperties.isEmpty {
-            lines.append("// Set by the policy (no attribute mapping in the mapping model): " + stageProperties.joined(separator: ", ") + ".")
+            lines.append(
+                "// Set by the policy (no attribute mapping in the mapping model): "
+                    + stageProperties.joined(separator: ", ") + ".")
         }
         lines += ["import CoreData", "", "@objc(\(name))", "final class \(name): NSEntityMigrationPolicy {"]
         for selector in selectors {
@@ -51,7 +53,10 @@ package struct MigrationPolicyStub: Sendable, Hashable {
                 "    @objc(\(selector.selector))",
                 "    func \(PolicySkeleton.methodName(selector.selector))(\(parameters)) -> Any? {",
                 // A warning at every build until it is ported, not a trap in the user's app.
-                "        #warning(\"\(name).\(selector.selector) is not written yet: port it from the deploy package's policy\")",
+                """
+                        #warning(\"\(name).\(selector.selector) is not written yet: port it from the deploy package's \
+                policy\")
+                """,
                 "        return nil",
                 "    }",
             ]

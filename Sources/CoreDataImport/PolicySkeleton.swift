@@ -28,15 +28,19 @@ package struct PolicySkeleton: Sendable {
     /// `defaultIsActiveForBundleID:team:` → `defaultIsActiveForBundleID`.
     static func methodName(_ selector: String) -> String {
         let first = selector.split(separator: ":", omittingEmptySubsequences: false).first.map(String.init) ?? selector
-        let cleaned = String(first.unicodeScalars.filter { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" })
+        let cleaned = String(
+            first.unicodeScalars.filter { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" })
         let name = cleaned.isEmpty || cleaned.first!.isNumber ? "_" + cleaned : cleaned
         return swiftKeywords.contains(name) ? "`\(name)`" : name
     }
 
     private static let swiftKeywords: Set<String> = [
-        "associatedtype", "class", "deinit", "enum", "extension", "func", "import", "init", "inout", "let", "operator", "protocol",
-        "static", "struct", "subscript", "typealias", "var", "break", "case", "continue", "default", "defer", "do", "else",
-        "fallthrough", "for", "guard", "if", "in", "repeat", "return", "switch", "where", "while", "as", "catch", "false", "is",
+        "associatedtype", "class", "deinit", "enum", "extension", "func", "import", "init", "inout", "let", "operator",
+        "protocol",
+        "static", "struct", "subscript", "typealias", "var", "break", "case", "continue", "default", "defer", "do",
+        "else",
+        "fallthrough", "for", "guard", "if", "in", "repeat", "return", "switch", "where", "while", "as", "catch",
+        "false", "is",
         "nil", "rethrows", "super", "self", "Self", "throw", "throws", "true", "try", "Any", "some", "any",
     ]
 
@@ -60,7 +64,8 @@ package struct PolicySkeleton: Sendable {
         ]
         lines += entityMappings.map { "//   \($0)" }
         if !userInfo.isEmpty {
-            lines.append("// User info of those entity mappings (Core Data hands it to the policy as entityMapping.userInfo):")
+            lines.append(
+                "// User info of those entity mappings (Core Data hands it to the policy as entityMapping.userInfo):")
             lines += userInfo.map { "//   \($0)" }
         }
         lines += [
@@ -85,18 +90,30 @@ package struct PolicySkeleton: Sendable {
                 "    public static var functions: [PolicyFunction] {",
                 "        [",
             ]
-            lines += selectors.map { "            PolicyFunction(\(literal($0.selector))) { try \(Self.methodName($0.selector))($0) }," }
+            lines += selectors.map {
+                "            PolicyFunction(\(literal($0.selector))) { try \(Self.methodName($0.selector))($0) },"
+            }
             lines += ["        ]", "    }"]
         }
         lines += ["", "    public init() {}"]
         for selector in selectors {
             let bare = Self.methodName(selector.selector).replacingOccurrences(of: "`", with: "")
-            let arguments = selector.arguments == 0 ? "no arguments" : (0..<selector.arguments).map { "`arguments[\($0)]`" }.joined(separator: ", ")
+            let arguments =
+                selector.arguments == 0
+                ? "no arguments" : (0..<selector.arguments).map { "`arguments[\($0)]`" }.joined(separator: ", ")
             lines += [""]
-            lines += ["    /// `\(selector.selector)`, called with \(arguments) by FUNCTION($entityPolicy, '\(selector.selector)', …) in:"]
+            lines += [
+                """
+                    /// `\(selector.selector)`, called with \(arguments) by FUNCTION($entityPolicy, \
+                '\(selector.selector)', …) in:
+                """
+            ]
             lines += selector.uses.map { "    /// - \($0)" }
             lines += [
-                "    static func \(Self.methodName(selector.selector))(_ arguments: PolicyArguments) throws -> AttributeValue? {",
+                """
+                    static func \(Self.methodName(selector.selector))(_ arguments: PolicyArguments) throws -> \
+                AttributeValue? {
+                """,
                 "        throw PolicyError(\(literal("\(name).\(bare) is not written yet")))",
                 "    }",
             ]

@@ -9,8 +9,10 @@ extension VersionConverter {
     mutating func read(_ text: String, key: String, type: AttributeType) -> AttributeValue? {
         let scalar: Scalar?
         switch key {
-        case "defaultValueString": scalar = type == .date ? nil : defaultValue(text, type: type, subject: "", place: "", line: 0)
-        case "minValueString", "maxValueString": scalar = limit(text, key: key, type: type, subject: "", place: "", line: 0)
+        case "defaultValueString":
+            scalar = type == .date ? nil : defaultValue(text, type: type, subject: "", place: "", line: 0)
+        case "minValueString", "maxValueString":
+            scalar = limit(text, key: key, type: type, subject: "", place: "", line: 0)
         default: scalar = type == .date ? dateValue(text, subject: "", line: 0) : nil
         }
         guard let scalar else { return nil }
@@ -27,13 +29,17 @@ extension VersionConverter {
 
     /// Keeps `key`'s original text in `settings` when export, writing `value`, would
     /// write something else.
-    func keepText(_ node: XMLElementNode, _ key: String, _ value: Scalar?, type: AttributeType, into settings: inout XcodeSettings) {
+    func keepText(
+        _ node: XMLElementNode, _ key: String, _ value: Scalar?, type: AttributeType, into settings: inout XcodeSettings
+    ) {
         guard let original = node.attributes[key] else { return }
         let exported = value.flatMap { XcodeModelExporter.xmlText(of: $0, key: key, type: type) }
         if exported != original { settings[key] = original }
     }
 
-    mutating func defaultValue(_ text: String, type: AttributeType, subject: String, place: String, line: Int) -> Scalar? {
+    mutating func defaultValue(_ text: String, type: AttributeType, subject: String, place: String, line: Int)
+        -> Scalar?
+    {
         switch type {
         case .string:
             return .quoted(text)
@@ -51,7 +57,8 @@ extension VersionConverter {
             if text.isEmpty { return nil }
         }
         if let scalar = wellFormed(text, type: type) { return scalar }
-        return foundationReading(text, type: type, attribute: "defaultValueString", place: place, subject: subject, line: line)
+        return foundationReading(
+            text, type: type, attribute: "defaultValueString", place: place, subject: subject, line: line)
     }
 
     /// `text` as the model format writes it, when it is a well-formed value of `type`.
@@ -85,7 +92,9 @@ extension VersionConverter {
             let read = FoundationScalarText.integerValue(text)
             let range = type.integerRange ?? Int64.min...Int64.max
             let value = min(max(read, range.lowerBound), range.upperBound)
-            return converted(.plain(String(value)), value == read ? "NSString.integerValue" : "NSString.integerValue, clamped to \(type.rawValue)")
+            return converted(
+                .plain(String(value)),
+                value == read ? "NSString.integerValue" : "NSString.integerValue, clamped to \(type.rawValue)")
         case .double, .float:
             return converted(.plain(FoundationScalarText.numericPrefix(text)), "NSString.doubleValue")
         case .decimal:
@@ -96,7 +105,8 @@ extension VersionConverter {
         case .boolean:
             return converted(.plain(FoundationScalarText.boolValue(text) ? "true" : "false"), "NSString.boolValue")
         case .uuid, .uri:
-            conversions.append("\(shown) left out (not a \(type == .uuid ? "UUID" : "URI"): Core Data has no value for it)")
+            conversions.append(
+                "\(shown) left out (not a \(type == .uuid ? "UUID" : "URI"): Core Data has no value for it)")
             return nil
         default:
             break
@@ -107,13 +117,19 @@ extension VersionConverter {
         return nil
     }
 
-    mutating func limit(_ text: String?, key: String, type: AttributeType, subject: String, place: String, line: Int) -> Scalar? {
+    mutating func limit(_ text: String?, key: String, type: AttributeType, subject: String, place: String, line: Int)
+        -> Scalar?
+    {
         guard let text, !text.isEmpty else { return nil }
         switch type {
         case .string, .binary, .uri:
             if let length = UInt64(text) { return .plain(String(length)) }
             let length = max(FoundationScalarText.integerValue(text), 0)
-            conversions.append("\(place): \(key) \"\(text.debugDescription.dropFirst().dropLast())\" → \(length) (NSString.integerValue)")
+            conversions.append(
+                """
+                \(place): \(key) \"\(text.debugDescription.dropFirst().dropLast())\" → \(length) (NSString.integerValue)
+                """
+            )
             return .plain(String(length))
         case .integer16, .integer32, .integer64, .double, .float, .decimal:
             if let scalar = wellFormed(text, type: type) { return scalar }

@@ -93,7 +93,9 @@ struct VersionConverter {
     /// own `syncable` is then kept only where it differs.
     private static func syncableDefault(_ version: inout ConvertedVersion) -> SyncableDefault? {
         let entities = version.entities.map { $0.xcode.syncable == true }
-        let properties = version.entities.flatMap { $0.attributes.map { $0.xcode.syncable == true } + $0.relationships.map { $0.xcode.syncable == true } }
+        let properties = version.entities.flatMap {
+            $0.attributes.map { $0.xcode.syncable == true } + $0.relationships.map { $0.xcode.syncable == true }
+        }
         func exceptions(_ choice: SyncableDefault?) -> Int {
             let entity = choice != nil, property = choice == .all
             return entities.filter { $0 != entity }.count + properties.filter { $0 != property }.count
@@ -129,7 +131,12 @@ struct VersionConverter {
             return nil
         }
         if !NameRules.isEntityName(name) {
-            errors.append("\(at(node)): entity '\(name)': not a valid entity name (ASCII letters, digits and '_', starting with an uppercase letter)")
+            errors.append(
+                """
+                \(at(node)): entity '\(name)': not a valid entity name (ASCII letters, digits and '_', starting with \
+                an uppercase letter)
+                """
+            )
         }
         var entity = ConvertedEntity(name: name)
         entity.position = position(of: node)
@@ -145,7 +152,9 @@ struct VersionConverter {
             case "attribute":
                 if let attribute = convertAttribute(child, entity: name) { entity.attributes.append(attribute) }
             case "relationship":
-                if let relationship = convertRelationship(child, entity: name) { entity.relationships.append(relationship) }
+                if let relationship = convertRelationship(child, entity: name) {
+                    entity.relationships.append(relationship)
+                }
             case "fetchedProperty":
                 if let element = keptElement(child, place: name) { entity.fetchedProperties.append(element) }
             case "uniquenessConstraints":
@@ -162,7 +171,8 @@ struct VersionConverter {
                     if !properties.isEmpty {
                         entity.indexes.append(
                             ConvertedIndex(
-                                name: nil, elements: properties.map { .init(property: $0, descending: false) }, isCompound: true,
+                                name: nil, elements: properties.map { .init(property: $0, descending: false) },
+                                isCompound: true,
                                 position: position(of: compound)))
                     }
                 }
@@ -220,7 +230,12 @@ struct VersionConverter {
             return nil
         }
         if !NameRules.isEntityName(name) {
-            errors.append("\(at(node)): composite '\(name)': not a valid composite name (ASCII letters, digits and '_', starting with an uppercase letter)")
+            errors.append(
+                """
+                \(at(node)): composite '\(name)': not a valid composite name (ASCII letters, digits and '_', starting \
+                with an uppercase letter)
+                """
+            )
         }
         var composite = ConvertedComposite(name: name)
         composite.position = position(of: node)
@@ -267,7 +282,12 @@ struct VersionConverter {
         attribute.preservesValueOnDeletion = flag(node.attributes["preserveAfterDeletion"])
         if type == .composite {
             guard let composite = node.attributes["composite"] else {
-                errors.append("\(at(node)): \(subject): a Composite attribute without composite=\"…\" (Xcode writes the composite's name)")
+                errors.append(
+                    """
+                    \(at(node)): \(subject): a Composite attribute without composite=\"…\" (Xcode writes the \
+                    composite's name)
+                    """
+                )
                 return nil
             }
             attribute.composite = composite
@@ -277,13 +297,23 @@ struct VersionConverter {
         if let text = node.attributes["allowsExternalBinaryDataStorage"] {
             // Xcode leaves the flag on an attribute whose type changed from Binary; Core
             // Data ignores it there: kept for Xcode only.
-            if type == .binary, flag(text) { attribute.allowsExternalStorage = true } else { attribute.xcode["allowsExternalBinaryDataStorage"] = text }
+            if type == .binary, flag(text) {
+                attribute.allowsExternalStorage = true
+            } else {
+                attribute.xcode["allowsExternalBinaryDataStorage"] = text
+            }
         }
         if let text = node.attributes["valueTransformerName"] {
-            if type == .transformable, !text.isEmpty { attribute.transformer = text } else { attribute.xcode["valueTransformerName"] = text }
+            if type == .transformable, !text.isEmpty {
+                attribute.transformer = text
+            } else {
+                attribute.xcode["valueTransformerName"] = text
+            }
         }
         if flag(node.attributes["derived"]) {
-            warnings.add("derivations (derived attributes are stored as written by the app; the toolkit does not compute them)", at: place)
+            warnings.add(
+                "derivations (derived attributes are stored as written by the app; the toolkit does not compute them)",
+                at: place)
         }
         for child in node.children {
             if child.name == "userInfo" {
@@ -297,7 +327,9 @@ struct VersionConverter {
     }
 
     /// The type an `attributeType` names, or nil (with the error noted) for one the format has not.
-    private mutating func attributeType(_ typeName: String, transient: Bool, _ node: XMLElementNode, subject: String) -> AttributeType? {
+    private mutating func attributeType(_ typeName: String, transient: Bool, _ node: XMLElementNode, subject: String)
+        -> AttributeType?
+    {
         if let known = Self.types[typeName] { return known }
         if typeName == "Undefined", transient {
             // An untyped transient holds any object and is never stored: the opaque
@@ -305,7 +337,11 @@ struct VersionConverter {
             return .transformable
         }
         if typeName == "Undefined" {
-            errors.append("\(at(node)): \(subject): type Undefined is allowed only for transient attributes (Xcode refuses it too)")
+            errors.append(
+                """
+                \(at(node)): \(subject): type Undefined is allowed only for transient attributes (Xcode refuses it too)
+                """
+            )
         } else {
             errors.append("\(at(node)): \(subject): attribute type '\(typeName)' is not supported by the model format")
         }
@@ -320,19 +356,28 @@ struct VersionConverter {
         // Defaults and limits, parsed per type as the format's decoder will parse them.
         if type == .date {
             let line = node.line
-            attribute.defaultValue = dateValue(node.attributes["defaultDateTimeInterval"], subject: "\(subject): defaultDateTimeInterval", line: line)
+            attribute.defaultValue = dateValue(
+                node.attributes["defaultDateTimeInterval"], subject: "\(subject): defaultDateTimeInterval", line: line)
             if attribute.defaultValue == nil, let text = node.attributes["defaultValueString"], !text.isEmpty {
-                warnings.add("date defaults other than a fixed date (e.g. \"now\"; kept for Xcode, no default here)", at: "\(place) (\(text))")
+                warnings.add(
+                    "date defaults other than a fixed date (e.g. \"now\"; kept for Xcode, no default here)",
+                    at: "\(place) (\(text))")
             }
-            attribute.minimum = dateValue(node.attributes["minDateTimeInterval"], subject: "\(subject): minDateTimeInterval", line: line)
-            attribute.maximum = dateValue(node.attributes["maxDateTimeInterval"], subject: "\(subject): maxDateTimeInterval", line: line)
+            attribute.minimum = dateValue(
+                node.attributes["minDateTimeInterval"], subject: "\(subject): minDateTimeInterval", line: line)
+            attribute.maximum = dateValue(
+                node.attributes["maxDateTimeInterval"], subject: "\(subject): maxDateTimeInterval", line: line)
             keepText(node, "defaultValueString", nil, type: type, into: &attribute.xcode)
         } else {
             if let text = node.attributes["defaultValueString"] {
                 attribute.defaultValue = defaultValue(text, type: type, subject: subject, place: place, line: node.line)
             }
-            attribute.minimum = limit(node.attributes["minValueString"], key: "minValueString", type: type, subject: subject, place: place, line: node.line)
-            attribute.maximum = limit(node.attributes["maxValueString"], key: "maxValueString", type: type, subject: subject, place: place, line: node.line)
+            attribute.minimum = limit(
+                node.attributes["minValueString"], key: "minValueString", type: type, subject: subject, place: place,
+                line: node.line)
+            attribute.maximum = limit(
+                node.attributes["maxValueString"], key: "maxValueString", type: type, subject: subject, place: place,
+                line: node.line)
         }
         // Where the format states a value in its own words, the text Xcode wrote is kept
         // beside it when export would write it differently ("1.50" for 1.5, "NO" on an
@@ -380,7 +425,8 @@ struct VersionConverter {
             if let rule = Self.deleteRules[text] {
                 relationship.deleteRule = rule
             } else {
-                errors.append("\(at(node)): \(subject): unknown deletionRule '\(text)' (Nullify, Cascade, Deny or No Action)")
+                errors.append(
+                    "\(at(node)): \(subject): unknown deletionRule '\(text)' (Nullify, Cascade, Deny or No Action)")
             }
         }
         for key in ["minCount", "maxCount"] {
@@ -412,7 +458,8 @@ struct VersionConverter {
         if !NameRules.isPropertyName(name) {
             errors.append("\(at(node)): \(subject): \(NameRules.propertyNameRule)")
         } else if ModelValidator.reservedPropertyNames.contains(name) {
-            errors.append("\(at(node)): \(subject): the name '\(name)' is reserved (it clashes with an NSManagedObject member)")
+            errors.append(
+                "\(at(node)): \(subject): the name '\(name)' is reserved (it clashes with an NSManagedObject member)")
         }
     }
 
@@ -431,7 +478,9 @@ struct VersionConverter {
             for candidate in stride(from: line, through: max(1, line - 4), by: -1) where candidate <= lines.count {
                 let text = lines[candidate - 1]
                 if let range = text.range(of: needle) {
-                    return XMLPosition(line: candidate, column: text.unicodeScalars.distance(from: text.startIndex, to: range.lowerBound) + 1)
+                    return XMLPosition(
+                        line: candidate,
+                        column: text.unicodeScalars.distance(from: text.startIndex, to: range.lowerBound) + 1)
                 }
             }
         }
@@ -493,8 +542,13 @@ struct VersionConverter {
             if child.name == "userInfo" {
                 element.settings.userInfo = userInfo(child)
             } else {
-                element.children.append(.init(tag: child.name, attributes: child.attributes.keys.sorted().map { .init($0, child.attributes[$0]!) }))
-                if !child.children.isEmpty { warnings.add("elements inside <\(child.name)> (not kept)", at: "\(place).\(name)") }
+                element.children.append(
+                    .init(
+                        tag: child.name,
+                        attributes: child.attributes.keys.sorted().map { .init($0, child.attributes[$0]!) }))
+                if !child.children.isEmpty {
+                    warnings.add("elements inside <\(child.name)> (not kept)", at: "\(place).\(name)")
+                }
             }
         }
         return element

@@ -22,7 +22,9 @@ enum XMLBytes {
     /// True when libxml2 reads the document as UTF-8: no UTF-16/32 byte-order mark,
     /// and no `encoding="…"` other than UTF-8 in the XML declaration.
     static func isUTF8Document(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        if bytes.count >= 2, (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE) { return false }
+        if bytes.count >= 2, (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE) {
+            return false
+        }
         if bytes.count >= 4, bytes[0] == 0, bytes[1] == 0 || bytes[1] == 0x3C { return false }
         if bytes.count >= 2, bytes[0] == 0x3C, bytes[1] == 0 { return false }
         guard let encoding = declaredEncoding(bytes) else { return true }
@@ -34,7 +36,9 @@ enum XMLBytes {
         var start = 0
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
         let prefix = Array(bytes[start..<min(bytes.count, start + 200)])
-        guard prefix.starts(with: Array("<?xml".utf8)), let end = prefix.firstIndex(of: UInt8(ascii: ">")) else { return nil }
+        guard prefix.starts(with: Array("<?xml".utf8)), let end = prefix.firstIndex(of: UInt8(ascii: ">")) else {
+            return nil
+        }
         let declaration = String(decoding: prefix[..<end], as: UTF8.self)
         guard let key = declaration.range(of: "encoding") else { return nil }
         let rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\t" }
@@ -60,13 +64,14 @@ enum XMLBytes {
             }
             let length = sequenceLength(bytes, at: i)
             if length == 0 {
-                let column = String(decoding: UnsafeBufferPointer(rebasing: bytes[lineStart..<i]), as: UTF8.self).count + 1
+                let column =
+                    String(decoding: UnsafeBufferPointer(rebasing: bytes[lineStart..<i]), as: UTF8.self).count + 1
                 let hex = String(byte, radix: 16, uppercase: true)
                 return XMLTreeError(
                     line: line, column: column,
                     message: """
-                        not UTF-8: byte 0x\(hex.count == 1 ? "0" + hex : hex) cannot start or continue a UTF-8 character \
-                        (the file declares UTF-8, as Xcode writes it; expected a UTF-8 character here)
+                        not UTF-8: byte 0x\(hex.count == 1 ? "0" + hex : hex) cannot start or continue a UTF-8 \
+                        character (the file declares UTF-8, as Xcode writes it; expected a UTF-8 character here)
                         """)
             }
             i += length

@@ -28,7 +28,8 @@ enum XMLText {
 
     /// `<name a="1" b="2"/>`, leaving out attributes without a value.
     static func element(_ name: String, _ attributes: [(String, String?)], closed: Bool = true) -> String {
-        let text = attributes.compactMap { key, value in value.map { "\(key)=\"\(escape($0))\"" } }.joined(separator: " ")
+        let text = attributes.compactMap { key, value in value.map { "\(key)=\"\(escape($0))\"" } }.joined(
+            separator: " ")
         return "<\(name)\(text.isEmpty ? "" : " " + text)\(closed ? "/>" : ">")"
     }
 }

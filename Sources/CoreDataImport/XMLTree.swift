@@ -34,7 +34,9 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         parser.shouldProcessNamespaces = false
         parser.shouldResolveExternalEntities = false
         guard parser.parse(), let root = builder.root else {
-            let detail = parser.parserError.map { Self.words(for: $0 as NSError) } ?? (data.isEmpty ? "the file is empty" : "not an XML document")
+            let detail =
+                parser.parserError.map { Self.words(for: $0 as NSError) }
+                ?? (data.isEmpty ? "the file is empty" : "not an XML document")
             throw XMLTreeError(line: max(1, parser.lineNumber), message: detail)
         }
         return root
@@ -71,7 +73,9 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         stack[stack.count - 1].text += string
     }
 
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+    func parser(
+        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?
+    ) {
         guard let finished = stack.popLast() else { return }
         if stack.isEmpty { root = finished } else { stack[stack.count - 1].children.append(finished) }
     }

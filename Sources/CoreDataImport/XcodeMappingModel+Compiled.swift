@@ -16,29 +16,42 @@ import PropertyList
 /// objects, rooted at it), as `xcmapping.xml` holds them.
 extension XcodeMappingModel {
     /// `NSEntityMappingType` → the names Xcode writes (`mappingtypename`).
-    static let compiledMappingTypes: [Int64: String] = [0: "Undefined", 1: "Custom", 2: "Add", 3: "Remove", 4: "Copy", 5: "Transform"]
+    static let compiledMappingTypes: [Int64: String] = [
+        0: "Undefined", 1: "Custom", 2: "Add", 3: "Remove", 4: "Copy", 5: "Transform",
+    ]
 
     /// Reads the compiled mapping model at `cdm`; `path` names it in messages (the
     /// `.xcmappingmodel` it was compiled from, or the `.cdm` itself).
     package static func readCompiled(cdm: String, path: String) throws(ImportError) -> XcodeMappingModel {
-        guard let data = FileManager.default.contents(atPath: cdm) else { throw ImportError(.unreadable, "\(cdm): cannot read the file") }
+        guard let data = FileManager.default.contents(atPath: cdm) else {
+            throw ImportError(.unreadable, "\(cdm): cannot read the file")
+        }
         return try parseCompiled([UInt8](data), cdm: cdm, path: path)
     }
 
     /// Parses the bytes of a `.cdm`.
-    package static func parseCompiled(_ bytes: [UInt8], cdm: String, path: String) throws(ImportError) -> XcodeMappingModel {
+    package static func parseCompiled(_ bytes: [UInt8], cdm: String, path: String) throws(ImportError)
+        -> XcodeMappingModel
+    {
         let archive: KeyedArchive
         do { archive = try KeyedArchive(try BinaryPropertyList.decodeArchive(bytes)) } catch {
             throw ImportError(.malformed, "\(cdm): not an NSKeyedArchiver archive (a compiled mapping model is one)")
         }
         guard archive.className(archive.top) == "NSMappingModel", let model = archive.fields(archive.top) else {
-            throw ImportError(.malformed, "\(cdm): the archive's root is \(archive.className(archive.top) ?? "no object"), not an NSMappingModel")
+            throw ImportError(
+                .malformed,
+                "\(cdm): the archive's root is \(archive.className(archive.top) ?? "no object"), not an NSMappingModel")
         }
         var entityMappings: [EntityMapping] = []
         var problems: [String] = []
         for (index, value) in archive.array(model["NSEntityMappings"]).enumerated() {
             guard archive.className(value) == "NSEntityMapping", let fields = archive.fields(value) else {
-                problems.append("\(cdm): entity mapping \(index + 1) is \(archive.className(value) ?? "no object"), not an NSEntityMapping")
+                problems.append(
+                    """
+                    \(cdm): entity mapping \(index + 1) is \(archive.className(value) ?? "no object"), not an \
+                    NSEntityMapping
+                    """
+                )
                 continue
             }
             entityMappings.append(compiledEntityMapping(fields, number: index + 1, archive))
@@ -53,9 +66,13 @@ extension XcodeMappingModel {
         return result
     }
 
-    private static func compiledEntityMapping(_ fields: [String: PropertyListValue], number: Int, _ archive: KeyedArchive) -> EntityMapping {
+    private static func compiledEntityMapping(
+        _ fields: [String: PropertyListValue], number: Int, _ archive: KeyedArchive
+    ) -> EntityMapping {
         var type: String?
-        if case .integer(let code)? = archive.resolve(fields["NSMappingType"]) { type = compiledMappingTypes[code] ?? "type \(code)" }
+        if case .integer(let code)? = archive.resolve(fields["NSMappingType"]) {
+            type = compiledMappingTypes[code] ?? "type \(code)"
+        }
         // Core Data's default fetch names its predicate; anything else is handed on as a custom fetch.
         var filter: String?
         var sourceExpression: [UInt8]?
@@ -67,14 +84,20 @@ extension XcodeMappingModel {
         }
         func properties(_ key: String, dropEmpty: Bool) -> [PropertyMapping] {
             archive.array(fields[key]).compactMap { value in
-                guard let property = archive.fields(value), let name = archive.string(property["NSDestinationPropertyName"]) else { return nil }
-                let expression = archive.resolve(property["NSValueExpression"]) == nil ? nil : rooted(property["NSValueExpression"], archive)
+                guard let property = archive.fields(value),
+                    let name = archive.string(property["NSDestinationPropertyName"])
+                else { return nil }
+                let expression =
+                    archive.resolve(property["NSValueExpression"]) == nil
+                    ? nil : rooted(property["NSValueExpression"], archive)
                 // An attribute mapping without an expression leaves the attribute at its default,
                 // as no attribute mapping does; in xcmapping.xml none means `$source.<name>`.
                 if dropEmpty && expression == nil { return nil }
                 return PropertyMapping(
-                    name: name, valueExpression: expression, autogenerates: false, sourceKeyPath: nil, sourceMappingName: nil,
-                    userInfo: archive.resolve(property["NSUserInfo"]) == nil ? nil : rooted(property["NSUserInfo"], archive),
+                    name: name, valueExpression: expression, autogenerates: false, sourceKeyPath: nil,
+                    sourceMappingName: nil,
+                    userInfo: archive.resolve(property["NSUserInfo"]) == nil
+                        ? nil : rooted(property["NSUserInfo"], archive),
                     unknown: [], line: 0)
             }
         }
@@ -92,10 +115,14 @@ extension XcodeMappingModel {
     /// (`NSFetchRequestExpression` whose request is
     /// `FUNCTION($manager, 'fetchRequestForSourceEntityNamed:predicateString:', E, P)`).
     private static func defaultFetchPredicate(_ value: PropertyListValue?, _ archive: KeyedArchive) -> String? {
-        guard archive.className(value) == "NSFetchRequestExpression", let fields = archive.fields(value) else { return nil }
+        guard archive.className(value) == "NSFetchRequestExpression", let fields = archive.fields(value) else {
+            return nil
+        }
         var budget = 1_000
         let request = ArchivedExpression.decode(fields["NSFRExpression"], archive, depth: 0, budget: &budget)
-        guard case .function(.variable("manager")?, "fetchRequestForSourceEntityNamed:predicateString:", let arguments) = request,
+        guard
+            case .function(.variable("manager")?, "fetchRequestForSourceEntityNamed:predicateString:", let arguments) =
+                request,
             arguments.count == 2, case .constant(.string(let predicate)) = arguments[1]
         else { return nil }
         return predicate
@@ -113,12 +140,16 @@ extension XcodeMappingModel {
 
     /// The entity version hashes a compiled mapping model records for its source and
     /// destination entities (32 bytes each, Core Data's `versionHash`), by entity name.
-    static func compiledEntityHashes(_ archive: KeyedArchive) -> (source: [String: [UInt8]], destination: [String: [UInt8]])? {
+    static func compiledEntityHashes(_ archive: KeyedArchive) -> (
+        source: [String: [UInt8]], destination: [String: [UInt8]]
+    )? {
         guard let model = archive.fields(archive.top) else { return nil }
         var source: [String: [UInt8]] = [:], destination: [String: [UInt8]] = [:]
         for value in archive.array(model["NSEntityMappings"]) {
             guard let fields = archive.fields(value) else { continue }
-            if let name = archive.string(fields["NSSourceEntityName"]), case .data(let hash)? = archive.resolve(fields["NSSourceEntityVersionHash"]) {
+            if let name = archive.string(fields["NSSourceEntityName"]),
+                case .data(let hash)? = archive.resolve(fields["NSSourceEntityVersionHash"])
+            {
                 source[name] = hash
             }
             if let name = archive.string(fields["NSDestinationEntityName"]),

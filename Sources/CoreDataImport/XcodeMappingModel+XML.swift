@@ -41,13 +41,17 @@ extension XcodeMappingModel {
             var lines = ["    <object type=\"\(type)\" id=\"z\(id)\">"]
             for attribute in attributes {
                 let text = attribute.type == "binary" ? attribute.text : XMLText.escape(attribute.text)
-                lines.append("        <attribute name=\"\(attribute.name)\" type=\"\(attribute.type)\">\(text)</attribute>")
+                lines.append(
+                    "        <attribute name=\"\(attribute.name)\" type=\"\(attribute.type)\">\(text)</attribute>")
             }
             for relationship in relationships {
                 let ids = relationship.ids.map { "z\($0)" }.joined(separator: " ")
                 let refs = ids.isEmpty ? "" : " idrefs=\"\(ids)\""
                 lines.append(
-                    "        <relationship name=\"\(relationship.name)\" type=\"\(relationship.kind)\" destination=\"\(relationship.destination)\"\(refs)>"
+                    """
+                            <relationship name=\"\(relationship.name)\" type=\"\(relationship.kind)\" \
+                    destination=\"\(relationship.destination)\"\(refs)>
+                    """
                         + "</relationship>")
             }
             return lines + ["    </object>"]
@@ -91,7 +95,9 @@ extension XcodeMappingModel {
             entity.binary("userinfodata", mapping.userInfo)
             if let name = mapping.name, name != mapping.effectiveNameByDefault { entity.string("name", name) }
             var properties: [Object] = []
-            for (kind, list) in [("XDDEVATTRIBUTEMAPPING", mapping.attributes), ("XDDEVRELATIONSHIPMAPPING", mapping.relationships)] {
+            for (kind, list) in [
+                ("XDDEVATTRIBUTEMAPPING", mapping.attributes), ("XDDEVRELATIONSHIPMAPPING", mapping.relationships),
+            ] {
                 var ids: [Int] = []
                 for property in list {
                     var object = Object(type: kind, id: next)
@@ -101,7 +107,9 @@ extension XcodeMappingModel {
                     object.string("sourcekeypath", property.sourceKeyPath)
                     object.binary("valueexpressiondata", property.valueExpression)
                     object.binary("userinfodata", property.userInfo)
-                    if kind == "XDDEVRELATIONSHIPMAPPING" { object.attributes.append(("autogenerateexpression", "bool", property.autogenerates ? "1" : "0")) }
+                    if kind == "XDDEVRELATIONSHIPMAPPING" {
+                        object.attributes.append(("autogenerateexpression", "bool", property.autogenerates ? "1" : "0"))
+                    }
                     object.string("name", property.name)
                     object.relationships.append(("entitymapping", "1/1", "XDDEVENTITYMAPPING", [entity.id]))
                     properties.append(object)
@@ -127,7 +135,11 @@ extension XcodeMappingModel {
         digest[16] = "8"
         let hex = String(digest.prefix(32))
         let uuid = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
-            String(hex[hex.index(hex.startIndex, offsetBy: range.lowerBound)..<hex.index(hex.startIndex, offsetBy: range.upperBound)])
+            String(
+                hex[
+                    hex.index(
+                        hex.startIndex, offsetBy: range.lowerBound)..<hex.index(
+                            hex.startIndex, offsetBy: range.upperBound)])
         }.joined(separator: "-")
         var lines = [
             "<?xml version=\"1.0\" standalone=\"yes\"?>",
@@ -147,7 +159,10 @@ extension XcodeMappingModel {
             "                    <dict>",
         ]
         for (entity, hash) in Self.editorHashes {
-            lines += ["                        <key>\(entity)</key>", "                        <data>", "\t\t\(hash)", "\t\t</data>"]
+            lines += [
+                "                        <key>\(entity)</key>", "                        <data>", "\t\t\(hash)",
+                "\t\t</data>",
+            ]
         }
         lines += [
             "                    </dict>",

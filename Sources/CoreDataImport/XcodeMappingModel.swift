@@ -97,14 +97,16 @@ package struct XcodeMappingModel: Sendable {
 
     /// The YAML of an embedded model (`sourceModelData`, `destinationModelData`) as
     /// version 1 of `model`, to compile for its version hashes; `label` names it in errors.
-    public static func yaml(ofEmbeddedModel bytes: [UInt8], model: String, label: String) throws(ImportError) -> String {
+    public static func yaml(ofEmbeddedModel bytes: [UInt8], model: String, label: String) throws(ImportError) -> String
+    {
         try XcodeThreeModel.embeddedYAML(bytes, model: model, label: label)
     }
 
     /// The folder name without `.xcmappingmodel` (a compiled one's without `.cdm`).
     package var name: String {
         let last = (path as NSString).lastPathComponent
-        return last.hasSuffix(".xcmappingmodel") ? String(last.dropLast(15)) : last.hasSuffix(".cdm") ? String(last.dropLast(4)) : last
+        return last.hasSuffix(".xcmappingmodel")
+            ? String(last.dropLast(15)) : last.hasSuffix(".cdm") ? String(last.dropLast(4)) : last
     }
 
     private static let entityKeys: Set<String> = [
@@ -114,7 +116,9 @@ package struct XcodeMappingModel: Sendable {
     private static let propertyKeys: Set<String> = [
         "name", "valueexpressiondata", "autogenerateexpression", "sourcekeypath", "sourcemappingname", "userinfodata",
     ]
-    private static let modelKeys: Set<String> = ["sourcemodelpath", "destinationmodelpath", "sourcemodeldata", "destinationmodeldata"]
+    private static let modelKeys: Set<String> = [
+        "sourcemodelpath", "destinationmodelpath", "sourcemodeldata", "destinationmodeldata",
+    ]
 
     /// Reads `xcmapping.xml` of the mapping model at `path` (the `.xcmappingmodel` folder).
     package static func read(path: String) throws(ImportError) -> XcodeMappingModel {
@@ -125,6 +129,36 @@ package struct XcodeMappingModel: Sendable {
         return try parse(data, path: path)
     }
 
+    /// One `<object>` of the file: its type, attributes and relationships' ids.
+    private struct XMLObject {
+        var type: String
+        var attributes: [String: (text: String, type: String)]
+        var relationships: [String: [String]]
+        var line: Int
+    }
+
+    /// The file's objects by id.
+    private static func objects(of root: XMLElementNode) -> [String: XMLObject] {
+        var objects: [String: XMLObject] = [:]
+        for element in root.children(named: "object") {
+            guard let id = element.attributes["id"] else { continue }
+            var object = XMLObject(
+                type: (element.attributes["type"] ?? "").uppercased(), attributes: [:], relationships: [:],
+                line: element.line)
+            for child in element.children {
+                guard let name = child.attributes["name"]?.lowercased() else { continue }
+                if child.name == "attribute" {
+                    object.attributes[name] = (child.text, child.attributes["type"] ?? "string")
+                } else if child.name == "relationship" {
+                    object.relationships[name] = (child.attributes["idrefs"] ?? "").split(separator: " ").map(
+                        String.init)
+                }
+            }
+            objects[id] = object
+        }
+        return objects
+    }
+
     /// Parses the XML of a mapping model whose folder is `path` (for messages).
     package static func parse(_ data: Data, path: String) throws(ImportError) -> XcodeMappingModel {
         let file = (path as NSString).appendingPathComponent("xcmapping.xml")
@@ -133,40 +167,27 @@ package struct XcodeMappingModel: Sendable {
             throw ImportError(.malformed, "\(file):\(error.line):\(error.column): \(error.message)")
         }
         guard root.name == "database" else {
-            throw ImportError(.malformed, "\(file):\(root.line): not a mapping model (the root element is <\(root.name)>, not <database>)")
+            throw ImportError(
+                .malformed,
+                "\(file):\(root.line): not a mapping model (the root element is <\(root.name)>, not <database>)")
         }
-        struct Object {
-            var type: String
-            var attributes: [String: (text: String, type: String)]
-            var relationships: [String: [String]]
-            var line: Int
-        }
-        var objects: [String: Object] = [:]
+        let objects = Self.objects(of: root)
         var unknown: [String] = []
-        for element in root.children(named: "object") {
-            guard let id = element.attributes["id"] else { continue }
-            var object = Object(type: (element.attributes["type"] ?? "").uppercased(), attributes: [:], relationships: [:], line: element.line)
-            for child in element.children {
-                guard let name = child.attributes["name"]?.lowercased() else { continue }
-                if child.name == "attribute" {
-                    object.attributes[name] = (child.text, child.attributes["type"] ?? "string")
-                } else if child.name == "relationship" {
-                    object.relationships[name] = (child.attributes["idrefs"] ?? "").split(separator: " ").map(String.init)
-                }
-            }
-            objects[id] = object
-        }
         guard let model = objects.values.first(where: { $0.type == "XDDEVMAPPINGMODEL" }) else {
             throw ImportError(.malformed, "\(file): no XDDEVMAPPINGMODEL object: not a mapping model")
         }
-        func text(_ object: Object, _ key: String) -> String? {
-            guard let value = object.attributes[key]?.text.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
+        func text(_ object: XMLObject, _ key: String) -> String? {
+            guard let value = object.attributes[key]?.text.trimmingCharacters(in: .whitespacesAndNewlines),
+                !value.isEmpty
+            else { return nil }
             return value
         }
-        func bytes(_ object: Object, _ key: String) -> [UInt8]? {
+        func bytes(_ object: XMLObject, _ key: String) -> [UInt8]? {
             text(object, key).flatMap { Data(base64Encoded: $0, options: .ignoreUnknownCharacters) }.map { [UInt8]($0) }
         }
-        func flag(_ object: Object, _ key: String) -> Bool { ["1", "YES", "true"].contains(text(object, key) ?? "") }
+        func flag(_ object: XMLObject, _ key: String) -> Bool {
+            ["1", "YES", "true"].contains(text(object, key) ?? "")
+        }
         for key in model.attributes.keys.sorted() where !modelKeys.contains(key) {
             unknown.append("\(file):\(model.line): XDDEVMAPPINGMODEL attribute '\(key)'")
         }
@@ -180,26 +201,37 @@ package struct XcodeMappingModel: Sendable {
                     return PropertyMapping(
                         name: name, valueExpression: bytes(property, "valueexpressiondata"),
                         autogenerates: flag(property, "autogenerateexpression"),
-                        sourceKeyPath: text(property, "sourcekeypath"), sourceMappingName: text(property, "sourcemappingname"),
+                        sourceKeyPath: text(property, "sourcekeypath"),
+                        sourceMappingName: text(property, "sourcemappingname"),
                         userInfo: bytes(property, "userinfodata"),
-                        unknown: property.attributes.keys.filter { !propertyKeys.contains($0) }.sorted(), line: property.line)
+                        unknown: property.attributes.keys.filter { !propertyKeys.contains($0) }.sorted(),
+                        line: property.line)
                 }
             }
             entityMappings.append(
                 EntityMapping(
-                    name: text(object, "name"), source: text(object, "sourcename"), destination: text(object, "destinationname"),
-                    mappingType: text(object, "mappingtypename"), number: Int(text(object, "mappingnumber") ?? "") ?? entityMappings.count,
-                    policyClass: text(object, "migrationpolicyclassname"), autogeneratesSource: flag(object, "autogenerateexpression"),
-                    filterPredicate: text(object, "sourcefilterpredicatestring"), sourceExpression: bytes(object, "sourceexpressiondata"),
-                    userInfo: bytes(object, "userinfodata"), attributes: properties("attributemappings"), relationships: properties("relationshipmappings"),
+                    name: text(object, "name"), source: text(object, "sourcename"),
+                    destination: text(object, "destinationname"),
+                    mappingType: text(object, "mappingtypename"),
+                    number: Int(text(object, "mappingnumber") ?? "") ?? entityMappings.count,
+                    policyClass: text(object, "migrationpolicyclassname"),
+                    autogeneratesSource: flag(object, "autogenerateexpression"),
+                    filterPredicate: text(object, "sourcefilterpredicatestring"),
+                    sourceExpression: bytes(object, "sourceexpressiondata"),
+                    userInfo: bytes(object, "userinfodata"), attributes: properties("attributemappings"),
+                    relationships: properties("relationshipmappings"),
                     unknown: object.attributes.keys.filter { !entityKeys.contains($0) }.sorted(), line: object.line))
         }
         // Stable: mappings with the same number keep the file's order.
-        let ordered = entityMappings.enumerated().sorted { ($0.element.number, $0.offset) < ($1.element.number, $1.offset) }.map(\.element)
+        let ordered = entityMappings.enumerated().sorted {
+            ($0.element.number, $0.offset) < ($1.element.number, $1.offset)
+        }.map(\.element)
         return XcodeMappingModel(
-            path: path, sourceModelPath: text(model, "sourcemodelpath"), destinationModelPath: text(model, "destinationmodelpath"),
+            path: path, sourceModelPath: text(model, "sourcemodelpath"),
+            destinationModelPath: text(model, "destinationmodelpath"),
             embedsModels: model.attributes["sourcemodeldata"] != nil,
-            sourceModelData: bytes(model, "sourcemodeldata"), destinationModelData: bytes(model, "destinationmodeldata"),
+            sourceModelData: bytes(model, "sourcemodeldata"),
+            destinationModelData: bytes(model, "destinationmodeldata"),
             entityMappings: ordered, unknown: unknown)
     }
 }

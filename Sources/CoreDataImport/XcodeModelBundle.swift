@@ -37,7 +37,8 @@ package struct XcodeModelBundle: Sendable {
     package var skipped: [String]
 
     /// Creates a bundle value.
-    package init(name: String, path: String, versions: [Version], currentVersion: String? = nil, skipped: [String] = []) {
+    package init(name: String, path: String, versions: [Version], currentVersion: String? = nil, skipped: [String] = [])
+    {
         self.name = name
         self.path = path
         self.versions = versions
@@ -130,7 +131,9 @@ package struct XcodeModelBundle: Sendable {
 
     /// `_XCCurrentVersionName` from the `.xccurrentversion` property list (XML or binary).
     static func currentVersionName(in data: Data) -> String? {
-        guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else { return nil }
+        guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
+            return nil
+        }
         return plist["_XCCurrentVersionName"] as? String
     }
 }

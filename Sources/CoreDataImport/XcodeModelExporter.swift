@@ -23,17 +23,24 @@ package struct XcodeModelExporter {
         var omissions: [String] = []
         var notes: [String] = []
         let sorted = versions.sorted(by: { $0.version < $1.version })
-        var taken = Set(sorted.filter { $0.xcodeVersionName == nil }.map { Self.defaultFolder(model: model, version: $0.version) })
+        var taken = Set(
+            sorted.filter { $0.xcodeVersionName == nil }.map { Self.defaultFolder(model: model, version: $0.version) })
         for version in sorted {
             var folder = Self.defaultFolder(model: model, version: version.version)
             if let name = version.xcodeVersionName {
                 if taken.insert(name + ".xcdatamodel").inserted {
                     folder = name + ".xcdatamodel"
                 } else {
-                    notes.append("version \(version.version): \(name).xcdatamodel (xcodeVersion) is taken by another version; written as \(folder)")
+                    notes.append(
+                        """
+                        version \(version.version): \(name).xcdatamodel (xcodeVersion) is taken by another version; \
+                        written as \(folder)
+                        """
+                    )
                 }
             }
-            files.append(.init(number: version.version, folder: folder, contents: contents(of: version, omissions: &omissions)))
+            files.append(
+                .init(number: version.version, folder: folder, contents: contents(of: version, omissions: &omissions)))
         }
         var current = files.last?.folder ?? ""
         let marked = sorted.indices.filter { sorted[$0].xcodeIsCurrent }
@@ -42,12 +49,17 @@ package struct XcodeModelExporter {
             let later = files[(first + 1)...].map(\.folder)
             notes.append(
                 """
-                .xccurrentversion names \(current) (version \(sorted[first].version)), as in the bundle imported, although \
-                \(later.joined(separator: ", ")) \(later.count == 1 ? "is" : "are") newer; \
-                remove `current: true` from its xcodeVersion to make the last version current
+                .xccurrentversion names \(current) (version \(sorted[first].version)), as in the bundle imported, \
+                although \(later.joined(separator: ", ")) \(later.count == 1 ? "is" : "are") newer; remove `current: \
+                true` from its xcodeVersion to make the last version current
                 """)
             if marked.count > 1 {
-                notes.append("versions \(marked.map { String(sorted[$0].version) }.joined(separator: ", ")) all say `current: true`; the first is current")
+                notes.append(
+                    """
+                    versions \(marked.map { String(sorted[$0].version) }.joined(separator: ", ")) all say `current: \
+                    true`; the first is current
+                    """
+                )
             }
         }
         return ExportedModel(name: model, versions: files, omissions: omissions, current: current, notes: notes)
@@ -86,7 +98,9 @@ package struct XcodeModelExporter {
             var attributes: [(String, String?)] = [("name", composite.name)]
             Self.overlay(composite.xcode, on: &attributes)
             let body =
-                composite.attributes.flatMap { self.attribute($0, entity: composite.name, in: version, omissions: &omissions) }
+                composite.attributes.flatMap {
+                    self.attribute($0, entity: composite.name, in: version, omissions: &omissions)
+                }
                 + userInfo(composite.xcode.userInfo, indent: "        ")
             if body.isEmpty {
                 lines.append("    " + XMLText.element("composite", attributes))
@@ -126,7 +140,8 @@ package struct XcodeModelExporter {
         var lines = ["    " + XMLText.element("entity", attributes, closed: false)]
         var properties: [(name: String, lines: [String])] = []
         for attribute in entity.attributes {
-            properties.append((attribute.name, self.attribute(attribute, entity: entity.name, in: version, omissions: &omissions)))
+            properties.append(
+                (attribute.name, self.attribute(attribute, entity: entity.name, in: version, omissions: &omissions)))
         }
         for relationship in entity.relationships {
             properties.append((relationship.name, self.relationship(relationship, entity: entity, in: version)))
@@ -169,7 +184,9 @@ package struct XcodeModelExporter {
             lines.append("        <uniquenessConstraints>")
             for constraint in entity.uniqueness {
                 lines.append("            <uniquenessConstraint>")
-                lines += constraint.properties.map { "                " + XMLText.element("constraint", [("value", $0)]) }
+                lines += constraint.properties.map {
+                    "                " + XMLText.element("constraint", [("value", $0)])
+                }
                 lines.append("            </uniquenessConstraint>")
             }
             lines.append("        </uniquenessConstraints>")
@@ -197,9 +214,11 @@ package struct XcodeModelExporter {
             attributes.append(("maxValueString", a.maximum.map(Self.text)))
             if let value = a.defaultValue {
                 if a.type == .binary || a.type == .transformable {
-                    omissions.append("\(entity).\(a.name): the default of a \(a.type.rawValue) attribute (Xcode's format has none)")
+                    omissions.append(
+                        "\(entity).\(a.name): the default of a \(a.type.rawValue) attribute (Xcode's format has none)")
                 } else if !XMLText.canHold(Self.text(value)) {
-                    omissions.append("\(entity).\(a.name): the default, which holds control characters XML 1.0 cannot carry")
+                    omissions.append(
+                        "\(entity).\(a.name): the default, which holds control characters XML 1.0 cannot carry")
                 } else {
                     attributes.append(("defaultValueString", Self.text(value)))
                 }
@@ -218,18 +237,24 @@ package struct XcodeModelExporter {
             // Xcode's own text for a value the YAML states in its words, while it means
             // the same value; "Undefined" for an untyped transient.
             switch key {
-            case "attributeType": return (text == "Undefined" || text.isEmpty) && a.isTransient && a.type == .transformable
-            case "defaultValueString", "defaultDateTimeInterval": return Self.reads(text, key: key, as: a.defaultValue, type: a.type)
+            case "attributeType":
+                return (text == "Undefined" || text.isEmpty) && a.isTransient && a.type == .transformable
+            case "defaultValueString", "defaultDateTimeInterval":
+                return Self.reads(text, key: key, as: a.defaultValue, type: a.type)
             case "minValueString", "minDateTimeInterval": return Self.reads(text, key: key, as: a.minimum, type: a.type)
             case "maxValueString", "maxDateTimeInterval": return Self.reads(text, key: key, as: a.maximum, type: a.type)
             default: return false
             }
         }
-        if let index = attributes.firstIndex(where: { $0.0 == "attributeType" }), attributes[index].1 == "" { attributes[index].1 = nil }
+        if let index = attributes.firstIndex(where: { $0.0 == "attributeType" }), attributes[index].1 == "" {
+            attributes[index].1 = nil
+        }
         return element("attribute", attributes, userInfo: a.xcode.userInfo, indent: "        ")
     }
 
-    private func relationship(_ r: RelationshipDescription, entity: EntityDescription, in version: ModelVersionDescription) -> [String] {
+    private func relationship(
+        _ r: RelationshipDescription, entity: EntityDescription, in version: ModelVersionDescription
+    ) -> [String] {
         var attributes: [(String, String?)] = [("name", r.name)]
         attributes.append(("optional", r.isOptional ? "YES" : nil))
         attributes.append(("transient", r.isTransient ? "YES" : nil))
@@ -287,14 +312,18 @@ package struct XcodeModelExporter {
     }
 
     /// An element with its user info, or closed when it has none.
-    private func element(_ name: String, _ attributes: [(String, String?)], userInfo entries: [XcodeSettings.Entry], indent: String) -> [String] {
+    private func element(
+        _ name: String, _ attributes: [(String, String?)], userInfo entries: [XcodeSettings.Entry], indent: String
+    ) -> [String] {
         guard !entries.isEmpty else { return [indent + XMLText.element(name, attributes)] }
-        return [indent + XMLText.element(name, attributes, closed: false)] + userInfo(entries, indent: indent + "    ") + ["\(indent)</\(name)>"]
+        return [indent + XMLText.element(name, attributes, closed: false)] + userInfo(entries, indent: indent + "    ")
+            + ["\(indent)</\(name)>"]
     }
 
     private func userInfo(_ entries: [XcodeSettings.Entry], indent: String) -> [String] {
         guard !entries.isEmpty else { return [] }
-        return ["\(indent)<userInfo>"] + entries.map { "\(indent)    " + XMLText.element("entry", [("key", $0.key), ("value", $0.value)]) }
+        return ["\(indent)<userInfo>"]
+            + entries.map { "\(indent)    " + XMLText.element("entry", [("key", $0.key), ("value", $0.value)]) }
             + ["\(indent)</userInfo>"]
     }
 
@@ -303,18 +332,26 @@ package struct XcodeModelExporter {
         var attributes: [(String, String?)] = [("name", element.name)]
         attributes += element.settings.attributes.map { ($0.key, $0.value) }
         if element.settings.syncable == true { attributes.append(("syncable", "YES")) }
-        if element.children.isEmpty, element.settings.userInfo.isEmpty { return [indent + XMLText.element(tag, attributes)] }
+        if element.children.isEmpty, element.settings.userInfo.isEmpty {
+            return [indent + XMLText.element(tag, attributes)]
+        }
         var lines = [indent + XMLText.element(tag, attributes, closed: false)]
-        lines += element.children.map { indent + "    " + XMLText.element($0.tag, $0.attributes.map { ($0.key, $0.value) }) }
+        lines += element.children.map {
+            indent + "    " + XMLText.element($0.tag, $0.attributes.map { ($0.key, $0.value) })
+        }
         lines += userInfo(element.settings.userInfo, indent: indent + "    ")
         lines.append("\(indent)</\(tag)>")
         return lines
     }
 
-    private func inverseEntity(of inverse: String, from destination: String, in version: ModelVersionDescription) -> String {
+    private func inverseEntity(of inverse: String, from destination: String, in version: ModelVersionDescription)
+        -> String
+    {
         var current: String? = destination
         var seen: Set<String> = []
-        while let name = current, seen.insert(name).inserted, let entity = version.entities.first(where: { $0.name == name }) {
+        while let name = current, seen.insert(name).inserted,
+            let entity = version.entities.first(where: { $0.name == name })
+        {
             if entity.relationships.contains(where: { $0.name == inverse }) { return name }
             current = entity.parent
         }

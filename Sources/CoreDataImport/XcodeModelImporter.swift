@@ -27,7 +27,8 @@ package struct XcodeModelImporter: Sendable {
     /// A mapping model showing the current version is later than one sorting after
     /// it by name: the source and destination folder names, if there is one.
     func switchedMarker(_ bundle: XcodeModelBundle) -> (source: String, destination: String)? {
-        guard let current = bundle.currentVersion, case .keptFirst(let later)? = VersionOrder.placement(of: current, among: bundle.versions.map(\.folder))
+        guard let current = bundle.currentVersion,
+            case .keptFirst(let later)? = VersionOrder.placement(of: current, among: bundle.versions.map(\.folder))
         else { return nil }
         return mappedVersions.first { $0.destination == current && later.contains($0.source) }
     }
@@ -39,40 +40,12 @@ package struct XcodeModelImporter: Sendable {
             throw ImportError(
                 .invalid,
                 """
-                \(bundle.path): '\(name)' is not a valid model name (letters, digits, '_' and '-', starting with a letter); \
-                choose one with --model
+                \(bundle.path): '\(name)' is not a valid model name (letters, digits, '_' and '-', starting with a \
+                letter); choose one with --model
                 """)
         }
         let ordered = try orderedVersions(bundle)
-        var notes = bundle.skipped
-        if order == nil, let current = bundle.currentVersion {
-            switch VersionOrder.placement(of: current, among: bundle.versions.map(\.folder)) {
-            case .movedLast(let later)?:
-                notes.append(
-                    """
-                    \(current) is the current version (.xccurrentversion), so it is imported last, as version \(ordered.count), \
-                    although \(later.joined(separator: ", ")) sort\(later.count == 1 ? "s" : "") after it; pass --order to choose another order
-                    """)
-            case .keptFirst(let later)?:
-                if let evidence = switchedMarker(bundle) {
-                    notes.append(
-                        """
-                        \(current) is marked current (.xccurrentversion) though it is the first version by name, and a mapping model \
-                        of the app maps \(evidence.source) to it, so the marker was switched: \(current) is imported last, \
-                        as version \(ordered.count); pass --order to choose another order
-                        """)
-                    break
-                }
-                notes.append(
-                    """
-                    \(current) is marked current (.xccurrentversion) but is the first version by name, \
-                    and \(later.joined(separator: ", ")) sort\(later.count == 1 ? "s" : "") after it: the marker looks never switched, \
-                    so the versions are imported in name order and \(current) is version 1; pass --order \(current) last if it is the newest
-                    """)
-            case nil:
-                break
-            }
-        }
+        let notes = bundle.skipped + orderNotes(bundle, count: ordered.count)
         var versions: [ImportedVersion] = []
         var problems: [String] = []
         let isBundle = bundle.path.hasSuffix(".xcdatamodeld") || bundle.path.hasSuffix(".xcdatamodeld/")
@@ -88,7 +61,9 @@ package struct XcodeModelImporter: Sendable {
             // What export cannot derive from the number: the folder's name and a
             // current version that is not the last (Docs/Xcode.md, "Round trip").
             let defaultFolder = XcodeModelExporter.defaultFolder(model: name, version: index + 1)
-            if isBundle, version.folder != defaultFolder, version.folder.hasSuffix(".xcdatamodel") { placed.bundleName = version.name }
+            if isBundle, version.folder != defaultFolder, version.folder.hasSuffix(".xcdatamodel") {
+                placed.bundleName = version.name
+            }
             placed.isCurrentBeforeLast = isCurrent && index < ordered.count - 1
             let output = YAMLEmitter.emitMapped(
                 placed, model: name, version: index + 1,
@@ -97,21 +72,66 @@ package struct XcodeModelImporter: Sendable {
             var imported = ImportedVersion(
                 number: index + 1, source: version.folder, sourcePath: version.path,
                 isCurrent: isCurrent, yaml: output.text, warnings: converter.warnings.lines)
-            imported.sourceLines = output.sources.mapValues { SourceLocation(file: version.path, line: $0.line, column: $0.column) }
+            imported.sourceLines = output.sources.mapValues {
+                SourceLocation(file: version.path, line: $0.line, column: $0.column)
+            }
             imported.sourceText = String(decoding: version.contents, as: UTF8.self)
             versions.append(imported)
         }
-        if !problems.isEmpty { throw ImportError(problems.contains(where: { $0.contains("XML") }) ? .malformed : .invalid, problems) }
+        if !problems.isEmpty {
+            throw ImportError(problems.contains(where: { $0.contains("XML") }) ? .malformed : .invalid, problems)
+        }
         return ImportedModel(name: name, versions: versions, notes: notes)
+    }
+
+    /// What the import says of the order it chose when `.xccurrentversion` and the
+    /// folders' names disagree (no `--order` given).
+    private func orderNotes(_ bundle: XcodeModelBundle, count: Int) -> [String] {
+        guard order == nil, let current = bundle.currentVersion else { return [] }
+        switch VersionOrder.placement(of: current, among: bundle.versions.map(\.folder)) {
+        case .movedLast(let later)?:
+            return [
+                """
+                \(current) is the current version (.xccurrentversion), so it is imported last, as version \(count), \
+                although \(later.joined(separator: ", ")) sort\(later.count == 1 ? "s" : "") after it; pass --order to \
+                choose another order
+                """
+            ]
+        case .keptFirst(let later)?:
+            if let evidence = switchedMarker(bundle) {
+                return [
+                    """
+                    \(current) is marked current (.xccurrentversion) though it is the first version by name, and a \
+                    mapping model of the app maps \(evidence.source) to it, so the marker was switched: \(current) is \
+                    imported last, as version \(count); pass --order to choose another order
+                    """
+                ]
+            }
+            return [
+                """
+                \(current) is marked current (.xccurrentversion) but is the first version by name, and \
+                \(later.joined(separator: ", ")) sort\(later.count == 1 ? "s" : "") after it: the marker looks never \
+                switched, so the versions are imported in name order and \(current) is version 1; pass --order \
+                \(current) last if it is the newest
+                """
+            ]
+        case nil:
+            return []
+        }
     }
 
     private func orderedVersions(_ bundle: XcodeModelBundle) throws(ImportError) -> [XcodeModelBundle.Version] {
         let byFolder = Dictionary(bundle.versions.map { ($0.folder, $0) }, uniquingKeysWith: { first, _ in first })
         guard let order else {
             if let current = bundle.currentVersion, switchedMarker(bundle) != nil {
-                return (VersionOrder.sorted(bundle.versions.map(\.folder), current: nil).filter { $0 != current } + [current]).compactMap { byFolder[$0] }
+                return
+                    (VersionOrder.sorted(bundle.versions.map(\.folder), current: nil).filter { $0 != current } + [
+                        current
+                    ]).compactMap { byFolder[$0] }
             }
-            return VersionOrder.sorted(bundle.versions.map(\.folder), current: bundle.currentVersion).compactMap { byFolder[$0] }
+            return VersionOrder.sorted(bundle.versions.map(\.folder), current: bundle.currentVersion).compactMap {
+                byFolder[$0]
+            }
         }
         var problems: [String] = []
         var result: [XcodeModelBundle.Version] = []
@@ -121,8 +141,8 @@ package struct XcodeModelImporter: Sendable {
             guard let version = byFolder[folder] else {
                 problems.append(
                     """
-                    order: '\(entry)' is not a version of \(bundle.path) \
-                    (versions: \(VersionOrder.sorted(bundle.versions.map(\.folder), current: nil).joined(separator: ", ")))
+                    order: '\(entry)' is not a version of \(bundle.path) (versions: \
+                    \(VersionOrder.sorted(bundle.versions.map(\.folder), current: nil).joined(separator: ", ")))
                     """)
                 continue
             }
@@ -140,9 +160,13 @@ package struct XcodeModelImporter: Sendable {
         return result
     }
 
-    private func header(bundle: XcodeModelBundle, version: XcodeModelBundle.Version, converted: ConvertedVersion, isCurrent: Bool) -> [String] {
+    private func header(
+        bundle: XcodeModelBundle, version: XcodeModelBundle.Version, converted: ConvertedVersion, isCurrent: Bool
+    ) -> [String] {
         let bundleName = (bundle.path as NSString).lastPathComponent
-        let origin = bundleName == version.folder || bundleName == "contents" ? version.folder : "\(bundleName)/\(version.folder)"
+        let origin =
+            bundleName == version.folder || bundleName == "contents"
+            ? version.folder : "\(bundleName)/\(version.folder)"
         var lines = [
             "Imported by `migrate import` from \(origin):",
             "Xcode model version \"\(version.name)\"\(isCurrent ? " (the current version in Xcode)" : "").",

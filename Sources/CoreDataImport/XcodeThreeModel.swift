@@ -37,7 +37,11 @@ enum XcodeThreeModel {
             throw ImportError(
                 .unreadable,
                 "\(path): an Xcode 3 data model this importer cannot read: \(message); "
-                    + "open the model in Xcode and save it in the current format (File inspector, Tools Version), then import again")
+                    + """
+                    open the model in Xcode and save it in the current format (File inspector, Tools Version), then \
+                    import again
+                    """
+            )
         }
     }
 
@@ -56,7 +60,8 @@ enum XcodeThreeModel {
         }
         var converter = VersionConverter(path: label, data: xml)
         guard let converted = converter.convert(xml) else { throw ImportError(.invalid, converter.errors) }
-        return YAMLEmitter.emit(converted, model: model, version: 1, header: [], warnings: [], conversions: converter.conversions)
+        return YAMLEmitter.emit(
+            converted, model: model, version: 1, header: [], warnings: [], conversions: converter.conversions)
     }
 
     static func xml(of archive: KeyedArchive) throws -> String {
@@ -64,16 +69,20 @@ enum XcodeThreeModel {
             throw Failure(message: "its root object is \(archive.className(archive.top) ?? "unknown"), not XDPMModel")
         }
         let known: Set<String> = [
-            "XDPMModel", "XDModelPackage", "XDPMEntity", "XDPMAttribute", "XDPMRelationship", "XDUMLClassImp", "XDUMLPropertyImp",
-            "XDUMLStereotypeImp", "XDUMLGeneralizationImp", "XDPMFetchRequest", "NSDecimalNumberPlaceholder", "NSMutableArray", "NSArray",
-            "NSMutableDictionary", "NSDictionary", "NSMutableSet", "NSSet", "NSMutableString", "NSString", "NSNumber", "NSDate", "NSData", "NSMutableData",
+            "XDPMModel", "XDModelPackage", "XDPMEntity", "XDPMAttribute", "XDPMRelationship", "XDUMLClassImp",
+            "XDUMLPropertyImp",
+            "XDUMLStereotypeImp", "XDUMLGeneralizationImp", "XDPMFetchRequest", "NSDecimalNumberPlaceholder",
+            "NSMutableArray", "NSArray",
+            "NSMutableDictionary", "NSDictionary", "NSMutableSet", "NSSet", "NSMutableString", "NSString", "NSNumber",
+            "NSDate", "NSData", "NSMutableData",
         ]
         var classes: Set<String> = []
         for object in archive.objects {
             if case .dictionary(let d) = object, case .string(let name)? = d["$classname"] { classes.insert(name) }
         }
         if let unknown = classes.subtracting(known).sorted().first {
-            throw Failure(message: "it holds \(unknown) objects (relationships or other elements not read from this format)")
+            throw Failure(
+                message: "it holds \(unknown) objects (relationships or other elements not read from this format)")
         }
         var entities: [(name: String, xml: String)] = []
         var pending = [model["_xd_rootPackage"]]
@@ -106,7 +115,8 @@ enum XcodeThreeModel {
     }
 
     static let attributeTypes: [Int64: String] = [
-        0: "Undefined", 100: "Integer 16", 200: "Integer 32", 300: "Integer 64", 400: "Decimal", 500: "Double", 600: "Float",
+        0: "Undefined", 100: "Integer 16", 200: "Integer 32", 300: "Integer 64", 400: "Decimal", 500: "Double",
+        600: "Float",
         700: "String", 800: "Boolean", 900: "Date", 1000: "Binary", 1100: "UUID", 1200: "URI", 1800: "Transformable",
     ]
 
@@ -119,7 +129,13 @@ enum XcodeThreeModel {
                 throw Failure(message: "a fetch request without a name")
             }
             guard archive.resolve(fields["_fetchedProperty"]) == nil else {
-                throw Failure(message: "fetch request \(name) belongs to a fetched property (fetched properties are not read from this format)")
+                throw Failure(
+                    message:
+                        """
+                        fetch request \(name) belongs to a fetched property (fetched properties are not read from this \
+                        format)
+                        """
+                )
             }
             guard let entity = archive.string(archive.fields(fields["_entity"])?["_name"]) else {
                 throw Failure(message: "fetch request \(name) names no entity")
@@ -135,11 +151,15 @@ enum XcodeThreeModel {
 
     /// The entity's parent: the `_general` side of a generalization whose `_specific`
     /// side is the entity (Xcode lists it in both entities' buckets).
-    static func parent(of fields: [String: PropertyListValue], named name: String, _ archive: KeyedArchive) throws -> String? {
+    static func parent(of fields: [String: PropertyListValue], named name: String, _ archive: KeyedArchive) throws
+        -> String?
+    {
         let bucket = fields["XDBucketForGeneralizationsstorage"]
         var parents: [String] = []
         for item in archive.array(bucket) + archive.dictionary(bucket).map(\.1) {
-            guard archive.className(item) == "XDUMLGeneralizationImp", let generalization = archive.fields(item) else { continue }
+            guard archive.className(item) == "XDUMLGeneralizationImp", let generalization = archive.fields(item) else {
+                continue
+            }
             guard archive.string(archive.fields(generalization["_specific"])?["_name"]) == name else { continue }
             guard let general = archive.string(archive.fields(generalization["_general"])?["_name"]) else {
                 throw Failure(message: "entity \(name) has a parent entity without a name")
@@ -153,11 +173,17 @@ enum XcodeThreeModel {
     }
 
     static func entity(_ value: PropertyListValue, _ archive: KeyedArchive) throws -> (name: String, xml: String) {
-        guard let fields = archive.fields(value), let name = archive.string(fields["_name"]) else { throw Failure(message: "an entity without a name") }
+        guard let fields = archive.fields(value), let name = archive.string(fields["_name"]) else {
+            throw Failure(message: "an entity without a name")
+        }
         let tags = archive.taggedValues(of: fields)
         var attributes = ["name=\"\(escape(name))\""]
-        if let parent = try parent(of: fields, named: name, archive) { attributes.append("parentEntity=\"\(escape(parent))\"") }
-        if case .string(let className)? = tags["XD_PSK_entityClassName"], !className.isEmpty, className != "NSManagedObject" {
+        if let parent = try parent(of: fields, named: name, archive) {
+            attributes.append("parentEntity=\"\(escape(parent))\"")
+        }
+        if case .string(let className)? = tags["XD_PSK_entityClassName"], !className.isEmpty,
+            className != "NSManagedObject"
+        {
             attributes.append("representedClassName=\"\(escape(className))\"")
         }
         if case .boolean(true)? = fields["_isAbstract"] {
@@ -169,19 +195,25 @@ enum XcodeThreeModel {
             attributes.append("versionHashModifier=\"\(escape(modifier))\"")
         }
         var properties: [(String, String)] = []
-        let owned = archive.dictionary(fields["XDBucketForOwnedAttributesstorage"]).map(\.1) + archive.array(fields["XDBucketForOwnedAttributesstorage"])
+        let owned =
+            archive.dictionary(fields["XDBucketForOwnedAttributesstorage"]).map(\.1)
+            + archive.array(fields["XDBucketForOwnedAttributesstorage"])
         for item in owned {
             switch archive.className(item) {
             case "XDPMAttribute": properties.append(try attribute(item, of: name, archive))
             case "XDPMRelationship": properties.append(try relationship(item, of: name, archive))
             default:
                 let kind = archive.className(item) ?? "property"
-                throw Failure(message: "entity \(name) has a \(kind) (only attributes and relationships are read from this format)")
+                throw Failure(
+                    message:
+                        "entity \(name) has a \(kind) (only attributes and relationships are read from this format)")
             }
         }
         var body = properties.sorted { $0.0 < $1.0 }.map { "        " + $0.1 }
         body += uniqueness(archive.array(tags["XDPMUniquenessConstraints"]), archive)
-        return (name, "    <entity \(attributes.joined(separator: " "))>\n\(body.joined(separator: "\n"))\n    </entity>")
+        return (
+            name, "    <entity \(attributes.joined(separator: " "))>\n\(body.joined(separator: "\n"))\n    </entity>"
+        )
     }
 
     /// `XDPMUniquenessConstraints`, an array of arrays of property names, as the XML's
@@ -199,7 +231,9 @@ enum XcodeThreeModel {
         return lines
     }
 
-    static func attribute(_ value: PropertyListValue, of entity: String, _ archive: KeyedArchive) throws -> (String, String) {
+    static func attribute(_ value: PropertyListValue, of entity: String, _ archive: KeyedArchive) throws -> (
+        String, String
+    ) {
         guard let fields = archive.fields(value), let name = archive.string(fields["_name"]) else {
             throw Failure(message: "\(entity): an attribute without a name")
         }
@@ -219,7 +253,9 @@ enum XcodeThreeModel {
         ] {
             if let text = scalarText(tags[key]), !text.isEmpty { xml.append("\(attributeName)=\"\(escape(text))\"") }
         }
-        if case .boolean(true)? = tags["XD_PAttK_allowsExternalBinaryDataStorage"] { xml.append("allowsExternalBinaryDataStorage=\"YES\"") }
+        if case .boolean(true)? = tags["XD_PAttK_allowsExternalBinaryDataStorage"] {
+            xml.append("allowsExternalBinaryDataStorage=\"YES\"")
+        }
         return (name, "<attribute \(xml.joined(separator: " "))/>")
     }
 
@@ -230,7 +266,9 @@ enum XcodeThreeModel {
     /// relationship objects of the archive (`XD_PRK_destination`,
     /// `XD_PRK_inverseRelationship`); counts, to-many, ordered and delete rule are
     /// tagged values, as for attributes.
-    static func relationship(_ value: PropertyListValue, of entity: String, _ archive: KeyedArchive) throws -> (String, String) {
+    static func relationship(_ value: PropertyListValue, of entity: String, _ archive: KeyedArchive) throws -> (
+        String, String
+    ) {
         guard let fields = archive.fields(value), let name = archive.string(fields["_name"]) else {
             throw Failure(message: "\(entity): a relationship without a name")
         }
@@ -251,12 +289,16 @@ enum XcodeThreeModel {
         } else if case .integer(let maximum)? = tags["XD_PRK_maxCount"], maximum > 0 {
             xml.append("maxCount=\"\(maximum)\"")
         }
-        if case .integer(let rule)? = tags["XD_PRK_deleteRule"], let ruleName = deleteRules[rule] { xml.append("deletionRule=\"\(ruleName)\"") }
+        if case .integer(let rule)? = tags["XD_PRK_deleteRule"], let ruleName = deleteRules[rule] {
+            xml.append("deletionRule=\"\(ruleName)\"")
+        }
         xml.append("destinationEntity=\"\(escape(destination))\"")
         if let inverse = archive.string(archive.fields(tags["XD_PRK_inverseRelationship"])?["_name"]) {
             xml.append("inverseName=\"\(escape(inverse))\" inverseEntity=\"\(escape(destination))\"")
         }
-        for (key, attributeName) in [("XD_PPSK_elementID", "elementID"), ("XD_PPSK_versionHashModifier", "versionHashModifier")] {
+        for (key, attributeName) in [
+            ("XD_PPSK_elementID", "elementID"), ("XD_PPSK_versionHashModifier", "versionHashModifier"),
+        ] {
             if let text = scalarText(tags[key]), !text.isEmpty { xml.append("\(attributeName)=\"\(escape(text))\"") }
         }
         return (name, "<relationship \(xml.joined(separator: " "))/>")

@@ -6,7 +6,8 @@ enum XcodeVocabulary {
     static let types: [(xcode: String, type: AttributeType)] = [
         ("Integer 16", .integer16), ("Integer 32", .integer32), ("Integer 64", .integer64), ("Decimal", .decimal),
         ("Double", .double), ("Float", .float), ("String", .string), ("Boolean", .boolean), ("Date", .date),
-        ("Binary", .binary), ("UUID", .uuid), ("URI", .uri), ("Transformable", .transformable), ("Composite", .composite),
+        ("Binary", .binary), ("UUID", .uuid), ("URI", .uri), ("Transformable", .transformable),
+        ("Composite", .composite),
     ]
     static let deleteRules: [(xcode: String, rule: DeleteRule)] = [
         ("Nullify", .nullify), ("Cascade", .cascade), ("Deny", .deny), ("No Action", .noAction),

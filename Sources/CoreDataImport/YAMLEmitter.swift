@@ -15,7 +15,8 @@ enum YAMLEmitter {
         _ version: ConvertedVersion, model: String, version number: Int, header: [String], warnings: [String],
         conversions: [String] = []
     ) -> String {
-        emitMapped(version, model: model, version: number, header: header, warnings: warnings, conversions: conversions).text
+        emitMapped(version, model: model, version: number, header: header, warnings: warnings, conversions: conversions)
+            .text
     }
 
     static func emitMapped(
@@ -24,7 +25,11 @@ enum YAMLEmitter {
     ) -> Output {
         var lines = header.map { "# " + $0 }
         if !conversions.isEmpty {
-            lines.append("# Read as Foundation reads them (Xcode accepted these values; they are not well formed for their type):")
+            lines.append(
+                """
+                # Read as Foundation reads them (Xcode accepted these values; they are not well formed for their type):
+                """
+            )
             lines += conversions.map { "#   - " + $0 }
         }
         if !warnings.isEmpty {
@@ -44,7 +49,8 @@ enum YAMLEmitter {
         if let syncable = version.syncable { lines.append("syncable: \(syncable.rawValue)") }
         if !version.xcode.userInfo.isEmpty { lines.append("userInfo: " + flow(version.xcode.userInfo)) }
         var sources: [Int: XMLPosition] = [:]
-        for (title, elements) in [("fetchRequests", version.fetchRequests), ("configurations", version.configurations)] where !elements.isEmpty {
+        for (title, elements) in [("fetchRequests", version.fetchRequests), ("configurations", version.configurations)]
+        where !elements.isEmpty {
             lines.append("\(title):")
             for element in elements {
                 sources[lines.count + 1] = XMLPosition(line: element.location.line, column: element.location.column)
@@ -57,7 +63,9 @@ enum YAMLEmitter {
                 sources[lines.count + 1] = composite.position
                 var pairs: [String] = []
                 if !composite.xcode.userInfo.isEmpty { pairs.append("    userInfo: " + flow(composite.xcode.userInfo)) }
-                if !composite.xcode.attributes.isEmpty { pairs.append("    xcode: " + flow(composite.xcode.attributes)) }
+                if !composite.xcode.attributes.isEmpty {
+                    pairs.append("    xcode: " + flow(composite.xcode.attributes))
+                }
                 if composite.attributes.isEmpty, pairs.isEmpty {
                     lines.append("  \(key(composite.name)): {}")
                     continue
@@ -123,7 +131,10 @@ enum YAMLEmitter {
             }
         }
         if !entity.uniqueness.isEmpty {
-            add("uniqueness: [" + entity.uniqueness.map { "[" + $0.map(key).joined(separator: ", ") + "]" }.joined(separator: ", ") + "]", entity.position)
+            add(
+                "uniqueness: ["
+                    + entity.uniqueness.map { "[" + $0.map(key).joined(separator: ", ") + "]" }.joined(separator: ", ")
+                    + "]", entity.position)
         }
         if !entity.indexes.isEmpty {
             add("indexes:")
@@ -144,7 +155,8 @@ enum YAMLEmitter {
     /// descending order.
     private static func indexElement(_ element: ConvertedIndex.Element) -> String {
         guard let expression = element.expression else {
-            return element.descending ? "{ property: \(key(element.property)), order: descending }" : key(element.property)
+            return element.descending
+                ? "{ property: \(key(element.property)), order: descending }" : key(element.property)
         }
         var pairs = ["expression: \(quote(expression))"]
         if let type = element.expressionType { pairs.append("expressionType: \(quote(type))") }
@@ -154,7 +166,8 @@ enum YAMLEmitter {
 
     /// `{ key: "text", … }`.
     static func flow(_ entries: [XcodeSettings.Entry]) -> String {
-        entries.isEmpty ? "{}" : "{ " + entries.map { "\(key($0.key)): \(quote($0.value))" }.joined(separator: ", ") + " }"
+        entries.isEmpty
+            ? "{}" : "{ " + entries.map { "\(key($0.key)): \(quote($0.value))" }.joined(separator: ", ") + " }"
     }
 
     /// A fetched property, fetch request or configuration: its attributes, its
@@ -162,7 +175,9 @@ enum YAMLEmitter {
     static func kept(_ element: XcodeElement) -> String {
         var pairs = element.settings.attributes.map { "\(key($0.key)): \(quote($0.value))" }
         if let syncable = element.settings.syncable, syncable { pairs.append("syncable: \"YES\"") }
-        let members = element.children.filter { $0.tag == "memberEntity" }.compactMap { $0.attributes.first { $0.key == "name" }?.value }
+        let members = element.children.filter { $0.tag == "memberEntity" }.compactMap {
+            $0.attributes.first { $0.key == "name" }?.value
+        }
         if !members.isEmpty { pairs.append("entities: [" + members.map(key).joined(separator: ", ") + "]") }
         for child in element.children where child.tag != "memberEntity" {
             pairs.append("\(key(child.tag)): \(flow(child.attributes))")
@@ -257,7 +272,9 @@ enum YAMLEmitter {
                 if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
                     || scalar.value == 0x2028 || scalar.value == 0x2029 || scalar.value == 0xFEFF
                 {
-                    result += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+                    result +=
+                        "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                        + String(scalar.value, radix: 16)
                 } else {
                     result.unicodeScalars.append(scalar)
                 }

@@ -20,11 +20,15 @@ struct SplitMix64 {
 }
 
 let firstNames = [
-    "Ann", "Bob", "Chloé", "José", "Zoë", "Łukasz", "Søren", "Ana María", "Jean-Luc", "Mei", "Olúwaseun", "Ängla", "Dmitri",
+    "Ann", "Bob", "Chloé", "José", "Zoë", "Łukasz", "Søren", "Ana María", "Jean-Luc", "Mei", "Olúwaseun", "Ängla",
+    "Dmitri",
     "Nguyễn", "Fatima",
 ]
 let middleNames = ["Lee", "Marie", "J.", "van", "de la", "Q"]
-let lastNames = ["Smith", "García", "Müller", "O'Brien", "Kowalski", "Øvergaard", "Ng", "da Silva", "Иванова", "Lefèvre", "Nakamura", "Brontë"]
+let lastNames = [
+    "Smith", "García", "Müller", "O'Brien", "Kowalski", "Øvergaard", "Ng", "da Silva", "Иванова", "Lefèvre", "Nakamura",
+    "Brontë",
+]
 let singleNames = ["Madonna", "Prince", "Björk", "Zendaya", "Cher"]
 let cities = ["Lisbon", "Zürich", "São Paulo", "Kraków", "Reykjavík", "Tokyo", "Austin", "Nairobi", nil]
 let titles = ["Hello", "Migrations on Linux", "Notes", "Weekend", "Café review", "Release 2.0", "Ideas"]
@@ -60,14 +64,21 @@ for pk in 1...count {
     case 0: name = ""  // empty
     case 1: name = random.pick(singleNames)  // single name
     case 2: name = "  \(random.pick(firstNames))   \(random.pick(lastNames)) "  // extra spaces
-    case 3, 4: name = "\(random.pick(firstNames)) \(random.pick(middleNames)) \(random.pick(lastNames))"  // middle names
+    case 3, 4:
+        name = """
+            \(random.pick(firstNames)) \(random.pick(middleNames)) \(random.pick(lastNames))
+            """  // middle names
     default: name = "\(random.pick(firstNames)) \(random.pick(lastNames))"
     }
-    var fields = ["\"_pk\":\(pk)", "\"fullName\":\(quote(name))", "\"email\":\"person\(pk)@example.com\"", "\"age\":\(18 + random.below(70))"]
+    var fields = [
+        "\"_pk\":\(pk)", "\"fullName\":\(quote(name))", "\"email\":\"person\(pk)@example.com\"",
+        "\"age\":\(18 + random.below(70))",
+    ]
     if let city = random.pick(cities) { fields.append("\"city\":\(quote(city))") }
     fields.append(
         """
-        "createdAt":"2025-\(String(format: "%02d", 1 + random.below(12)))-\(String(format: "%02d", 1 + random.below(28)))\
+        "createdAt":"2025-\(String(format: "%02d", 1 + random.below(12)))-\
+        \(String(format: "%02d", 1 + random.below(28)))\
         T\(String(format: "%02d", random.below(24))):00:00Z"
         """)
     people += "{" + fields.joined(separator: ",") + "}\n"

@@ -21,18 +21,33 @@ struct Apply: MigrateCommand {
         name: .long,
         help: ArgumentHelp(
             """
-            Keep a copy of the store as it was here (the file must not exist, its folder must); kept only when the migration commits.
+            Keep a copy of the store as it was here (the file must not exist, its folder must); kept only when the \
+            migration commits.
             """, valueName: "path"))
     var backup: String?
 
     @OptionGroup var migration: MigrationRunOptions
 
-    @Flag(name: .long, help: "Do not report rows done within long table rebuilds and index builds (the benchmark measures what reporting costs).")
+    @Flag(
+        name: .long,
+        help:
+            """
+            Do not report rows done within long table rebuilds and index builds (the benchmark measures what reporting \
+            costs).
+            """
+    )
     var noProgress = false
 
     @OptionGroup var gate: DestructiveGate
 
-    @Flag(name: .long, help: "When no file is at the store's path, create the store at the target version (a fresh server) instead of failing.")
+    @Flag(
+        name: .long,
+        help:
+            """
+            When no file is at the store's path, create the store at the target version (a fresh server) instead of \
+            failing.
+            """
+    )
     var createIfMissing = false
 
     @Option(
@@ -48,11 +63,20 @@ struct Apply: MigrateCommand {
     var timeout: Double { migration.timeout }
 
     func validate() throws {
-        if backup != nil && backupDirectory != nil { throw ValidationError("--backup and --backup-dir: give one of them") }
-        if let backup, let why = StoreSideFiles.pairing(of: backup, with: options.store) {
-            throw ValidationError("--backup \(backup): SQLite pairs that path with the store (and resets or deletes it on the next open): \(why)")
+        if backup != nil && backupDirectory != nil {
+            throw ValidationError("--backup and --backup-dir: give one of them")
         }
-        if model != nil && !createIfMissing { throw ValidationError("--model names the model of a store --create-if-missing creates") }
+        if let backup, let why = StoreSideFiles.pairing(of: backup, with: options.store) {
+            throw ValidationError(
+                """
+                --backup \(backup): SQLite pairs that path with the store (and resets or deletes it on the next open): \
+                \(why)
+                """
+            )
+        }
+        if model != nil && !createIfMissing {
+            throw ValidationError("--model names the model of a store --create-if-missing creates")
+        }
     }
 
     func run() throws {
@@ -67,10 +91,14 @@ struct Apply: MigrateCommand {
         // SIGINT (Ctrl-C) and SIGTERM (a deploy job stopped) stop the planning's reads
         // and roll the migration back.
         let interruption: SignalCancellation
-        do { interruption = try SignalCancellation() } catch { throw report(Outcome(.failed, "\(options.store): \(error)")) }
+        do { interruption = try SignalCancellation() } catch {
+            throw report(Outcome(.failed, "\(options.store): \(error)"))
+        }
         defer { interruption.stop() }
         let run: StoreRun
-        do { run = try global.storeRun(options.planningOptions, gate: gate) } catch { throw report(error.outcome, rendered: error.rendered) }
+        do { run = try global.storeRun(options.planningOptions, gate: gate) } catch {
+            throw report(error.outcome, rendered: error.rendered)
+        }
         var migratorOptions = migration.migratorOptions
         migratorOptions.backupPath = backup
         migratorOptions.cancellation = interruption.cancellation
@@ -78,7 +106,8 @@ struct Apply: MigrateCommand {
         let progress = ProgressReporter(json: global.json)
         let ending = run.apply(
             options.store, options: migratorOptions, interruptedBy: { interruption.signal },
-            willMigrate: { plan in for warning in plan.warnings where !global.json { Output.err("warning: \(warning)") } },
+            willMigrate: { plan in for warning in plan.warnings where !global.json { Output.err("warning: \(warning)") }
+            },
             progress: { progress.report($0) })
         progress.finish()
         let plan: MigrationPlan
@@ -156,8 +185,8 @@ struct Apply: MigrateCommand {
         } else {
             Output.out(
                 """
-                \(options.store): \(plan.model) version \(plan.targetVersion) is current (another process migrated it from version \
-                \(plan.sourceVersion) while this run waited); nothing to do
+                \(options.store): \(plan.model) version \(plan.targetVersion) is current (another process migrated it \
+                from version \(plan.sourceVersion) while this run waited); nothing to do
                 """)
         }
     }
@@ -168,7 +197,9 @@ struct Apply: MigrateCommand {
         // A dry run copies the store as a real run would (the copy fits, the
         // folder is writable), then keeps no backup: nothing was changed.
         let asked = backup != nil || backupDirectory != nil
-        let rolledBack = asked ? " (rolled back; the store is unchanged, so no backup was kept)" : " (rolled back; the store is unchanged)"
+        let rolledBack =
+            asked
+            ? " (rolled back; the store is unchanged, so no backup was kept)" : " (rolled back; the store is unchanged)"
         Output.out(
             """
             \(verb) \(options.store) from version \(result.from) to \(result.to): \(result.rowsTouched) rows written, \
@@ -187,8 +218,9 @@ struct Apply: MigrateCommand {
             // the old version, and any -wal/-shm beside the store belongs to the new one.
             Output.out(
                 """
-                to restore the backup, with nothing using the store: cp \(ShellWord.quoted(backup)) \(ShellWord.quoted(options.store)) \
-                && rm -f \(ShellWord.quoted(options.store + "-wal")) \(ShellWord.quoted(options.store + "-shm"))
+                to restore the backup, with nothing using the store: cp \(ShellWord.quoted(backup)) \
+                \(ShellWord.quoted(options.store)) && rm -f \(ShellWord.quoted(options.store + "-wal")) \
+                \(ShellWord.quoted(options.store + "-shm"))
                 """)
         }
     }
@@ -239,14 +271,17 @@ extension Apply {
             } catch {
                 switch error.kind {
                 case .alreadyExists: return false
-                case .interrupted: throw global.fail("\(options.store): \(error.message)", .interrupted(signal: interruption.signal ?? SIGTERM))
+                case .interrupted:
+                    throw global.fail(
+                        "\(options.store): \(error.message)", .interrupted(signal: interruption.signal ?? SIGTERM))
                 default: throw global.fail(error)
                 }
             }
             do { try created.close() } catch { throw global.fail(error) }
         }
         if global.json {
-            Output.jsonLine(Event.created(store: options.store, model: compiled.name, version: version.version, dryRun: dryRun))
+            Output.jsonLine(
+                Event.created(store: options.store, model: compiled.name, version: version.version, dryRun: dryRun))
         } else {
             Output.out(
                 """
@@ -264,8 +299,9 @@ struct MigrationRunOptions: ParsableArguments {
         name: .customLong("backup-dir"),
         help: ArgumentHelp(
             """
-            Keep a copy of each store as it was in this folder, as <store>.v<from>-to-<to>.<UTC time>.sqlite, only when its migration \
-            commits (the same folder works release after release; a fleet puts each copy under its store's own folder path).
+            Keep a copy of each store as it was in this folder, as <store>.v<from>-to-<to>.<UTC time>.sqlite, only \
+            when its migration commits (the same folder works release after release; a fleet puts each copy under its \
+            store's own folder path).
             """, valueName: "folder"))
     var backupDirectory: String?
 
@@ -273,23 +309,31 @@ struct MigrationRunOptions: ParsableArguments {
         name: .long,
         help: ArgumentHelp(
             """
-            With --backup-dir: once a store's migration commits, keep its newest N backups there and remove the older ones \
-            (never the one just taken).
+            With --backup-dir: once a store's migration commits, keep its newest N backups there and remove the older \
+            ones (never the one just taken).
             """, valueName: "n"))
     var keep: Int?
 
     @Flag(name: .long, help: "Run the whole migration and its checks, report, then roll back.")
     var dryRun = false
 
-    @Option(name: .long, help: ArgumentHelp("Seconds to wait for another process's lock on the store.", valueName: "seconds"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Seconds to wait for another process's lock on the store.", valueName: "seconds"))
     var timeout: Double = 30
 
     func validate() throws {
         // NaN fails every comparison, and infinity would trap where seconds are shown.
-        if !(timeout >= 0) || !timeout.isFinite { throw ValidationError("--timeout must be a number of seconds, 0 or more") }
+        if !(timeout >= 0) || !timeout.isFinite {
+            throw ValidationError("--timeout must be a number of seconds, 0 or more")
+        }
         if let keep {
-            guard keep >= 1 else { throw ValidationError("--keep must be 1 or more (the backup just taken is always kept)") }
-            guard backupDirectory != nil else { throw ValidationError("--keep counts the backups in --backup-dir: give --backup-dir") }
+            guard keep >= 1 else {
+                throw ValidationError("--keep must be 1 or more (the backup just taken is always kept)")
+            }
+            guard backupDirectory != nil else {
+                throw ValidationError("--keep counts the backups in --backup-dir: give --backup-dir")
+            }
         }
     }
 
@@ -372,8 +416,10 @@ extension Apply {
         case failed(Outcome, destructive: [String]? = nil)
 
         private enum Key: String, CodingKey {
-            case event, index, of, summary, cost, seconds, rows, done, total, count, from, to, rowsTouched, checksPassed, dryRun,
-                backup, prunedBackups, backupsLeft, danglingReferences, warnings, message, exitCode, status, error, destructive, store, model, version
+            case event, index, of, summary, cost, seconds, rows, done, total, count, from, to, rowsTouched,
+                checksPassed, dryRun,
+                backup, prunedBackups, backupsLeft, danglingReferences, warnings, message, exitCode, status, error,
+                destructive, store, model, version
         }
 
         func encode(to encoder: any Encoder) throws {

@@ -12,7 +12,9 @@ struct BatchOptions: ParsableArguments {
 
     @Option(
         name: .customLong("where"),
-        help: ArgumentHelp("A predicate in Core Data's format syntax selecting the objects (default: every object).", valueName: "predicate"))
+        help: ArgumentHelp(
+            "A predicate in Core Data's format syntax selecting the objects (default: every object).",
+            valueName: "predicate"))
     var predicate: String?
 
     @Flag(name: .customLong("no-subentities"), help: "Leave out objects of subentities.")
@@ -21,11 +23,14 @@ struct BatchOptions: ParsableArguments {
     @Flag(name: .long, help: "Report what would change, and change nothing.")
     var dryRun = false
 
-    @Option(name: .long, help: ArgumentHelp("Seconds to wait for other writers' locks (default 30).", valueName: "seconds"))
+    @Option(
+        name: .long, help: ArgumentHelp("Seconds to wait for other writers' locks (default 30).", valueName: "seconds"))
     var timeout: Double = 30
 
     func validate() throws {
         // NaN fails every comparison, and infinity would trap where seconds are shown.
-        if !(timeout >= 0) || !timeout.isFinite { throw ValidationError("--timeout must be a number of seconds, 0 or more") }
+        if !(timeout >= 0) || !timeout.isFinite {
+            throw ValidationError("--timeout must be a number of seconds, 0 or more")
+        }
     }
 }

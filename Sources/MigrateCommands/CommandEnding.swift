@@ -68,7 +68,8 @@ struct CommandEnding: Error {
         let firstLine = text.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? text
         let message = firstLine.hasPrefix("Error: ") ? String(firstLine.dropFirst(7)) : firstLine
         let full = command.fullMessage(for: error)
-        return CommandEnding(Outcome(.usage, message.isEmpty ? Outcome.Kind.usage.meaning : message), rendered: full, json: json)
+        return CommandEnding(
+            Outcome(.usage, message.isEmpty ? Outcome.Kind.usage.meaning : message), rendered: full, json: json)
     }
 }
 

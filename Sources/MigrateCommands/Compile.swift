@@ -6,7 +6,11 @@ import Foundation
 struct Compile: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Compile every version into entity metadata, version hashes and storage layout.",
-        discussion: "Writes JSON with a stable key order to stdout, or to FILE with -o (then a summary is printed). Exit 1 when a model has errors."
+        discussion:
+            """
+            Writes JSON with a stable key order to stdout, or to FILE with -o (then a summary is printed). Exit 1 when \
+            a model has errors.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -29,7 +33,8 @@ struct Compile: MigrateCommand {
             let errors = error.diagnostics.filter { $0.severity == .error }
             throw global.fail(
                 errors.count == 1 ? errors[0].description : "\(errors.count) errors in the models", .failed,
-                diagnostics: error.diagnostics, rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
+                diagnostics: error.diagnostics,
+                rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
         }
         let warnings = result.diagnostics.filter { $0.severity != .error }
         if !warnings.isEmpty, !global.json {

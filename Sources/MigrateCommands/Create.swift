@@ -20,10 +20,19 @@ struct Create: MigrateCommand {
     @Option(name: .long, help: ArgumentHelp("The version (default: the current, highest version).", valueName: "n"))
     var version: Int?
 
-    @Flag(name: .long, help: "Replace an existing file (or set aside the -wal/-journal a removed store left at the path).")
+    @Flag(
+        name: .long, help: "Replace an existing file (or set aside the -wal/-journal a removed store left at the path)."
+    )
     var force = false
 
-    @Flag(name: .long, help: "The store will be opened by Apple's Core Data: migrations keep Core Data's entity numbering, decimals are declared DECIMAL.")
+    @Flag(
+        name: .long,
+        help:
+            """
+            The store will be opened by Apple's Core Data: migrations keep Core Data's entity numbering, decimals are \
+            declared DECIMAL.
+            """
+    )
     var forCoreData = false
 
     func run() throws {
@@ -31,7 +40,9 @@ struct Create: MigrateCommand {
         let target: CompiledVersion
         if let version {
             guard let found = compiled.version(version) else {
-                throw global.fail("model \(compiled.name) has no version \(version) (versions 1 to \(compiled.current.version))", .usage)
+                throw global.fail(
+                    "model \(compiled.name) has no version \(version) (versions 1 to \(compiled.current.version))",
+                    .usage)
             }
             target = found
         } else {
@@ -67,13 +78,17 @@ struct Create: MigrateCommand {
                     store: store, model: compiled.name, version: target.version, forCoreData: forCoreData,
                     setAside: setAside.isEmpty ? nil : setAside.map(\.to)))
         } else {
-            Output.out("created \(store): model \(compiled.name) version \(target.version)\(Self.setAsideNote(setAside))")
+            Output.out(
+                "created \(store): model \(compiled.name) version \(target.version)\(Self.setAsideNote(setAside))")
         }
     }
 
     /// "; the removed store's log … was set aside as …", or nothing.
     static func setAsideNote(_ moved: [(from: String, to: String)]) -> String {
-        moved.isEmpty ? "" : "; " + moved.map { "the removed store's log \($0.from) was set aside as \($0.to)" }.joined(separator: "; ")
+        moved.isEmpty
+            ? ""
+            : "; "
+                + moved.map { "the removed store's log \($0.from) was set aside as \($0.to)" }.joined(separator: "; ")
     }
 
     /// `create --json`.

@@ -5,12 +5,15 @@ import ModelMigration
 /// `migrate delete STORE ENTITY`: Core Data's `NSBatchDeleteRequest`, following delete rules.
 struct Delete: MigrateCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Delete every object a predicate selects, following delete rules, in one transaction (NSBatchDeleteRequest).",
+        abstract:
+            """
+            Delete every object a predicate selects, following delete rules, in one transaction (NSBatchDeleteRequest).
+            """,
         discussion: """
-            Cascade deletes the destinations (recursively), nullify clears the references that remain, deny refuses the whole \
-            delete naming the objects; join-table rows go too. Exit 0; 1 when a deny rule refuses (nothing deleted); \
-            3 when the store needs a migration first (a --dry-run runs at the version the store holds); \
-            5 when its version is unknown; 64 for a predicate that does not fit the model.
+            Cascade deletes the destinations (recursively), nullify clears the references that remain, deny refuses \
+            the whole delete naming the objects; join-table rows go too. Exit 0; 1 when a deny rule refuses (nothing \
+            deleted); 3 when the store needs a migration first (a --dry-run runs at the version the store holds); 5 \
+            when its version is unknown; 64 for a predicate that does not fit the model.
             """)
 
     @OptionGroup var global: GlobalOptions

@@ -7,11 +7,14 @@ import ModelMigration
 /// diagram, or the changes from A to B drawn on B.
 struct Diagram: MigrateCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Draw a version's entities, attributes, relationships and inheritance as a Mermaid erDiagram or Graphviz DOT.",
+        abstract:
+            """
+            Draw a version's entities, attributes, relationships and inheritance as a Mermaid erDiagram or Graphviz DOT.
+            """,
         discussion: """
-            With no version, the current one; with two, A B, version B with what `diff A B` lists marked on it \
-            (added, removed, renamed, changed), and A's removed entities and properties drawn too. \
-            Exit 64 for an unknown model or version, 1 for invalid models or mapping files, 4 when no mapping covers A → B.
+            With no version, the current one; with two, A B, version B with what `diff A B` lists marked on it (added, \
+            removed, renamed, changed), and A's removed entities and properties drawn too. Exit 64 for an unknown \
+            model or version, 1 for invalid models or mapping files, 4 when no mapping covers A → B.
             """)
 
     /// The drawing language.
@@ -24,10 +27,15 @@ struct Diagram: MigrateCommand {
     @Option(name: .long, help: ArgumentHelp("The model (default: the only one under --models).", valueName: "name"))
     var model: String?
 
-    @Option(name: .long, help: ArgumentHelp("mermaid (an erDiagram, rendered by GitHub and most Markdown viewers) or dot (Graphviz).", valueName: "format"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "mermaid (an erDiagram, rendered by GitHub and most Markdown viewers) or dot (Graphviz).",
+            valueName: "format"))
     var format: Format = .mermaid
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the diagram to this file instead of stdout.", valueName: "file"))
+    @Option(
+        name: .shortAndLong, help: ArgumentHelp("Write the diagram to this file instead of stdout.", valueName: "file"))
     var output: String?
 
     @Argument(

@@ -7,7 +7,11 @@ import ModelMigration
 /// `migrate diff A B`: the mapping between two versions, or every reason there is none.
 struct Diff: MigrateCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the mapping between two model versions: per entity, each property kept, renamed, added, removed, converted or set by a policy.",
+        abstract:
+            """
+            Show the mapping between two model versions: per entity, each property kept, renamed, added, removed, \
+            converted or set by a policy.
+            """,
         discussion: """
             For adjacent versions a mapping file Migrations/<Model>/<A>-to-<B>.yaml is merged over inference. \
             Exit 0 with a mapping; 4 with every change no mapping covers.
@@ -73,7 +77,8 @@ struct Diff: MigrateCommand {
     ///
     /// - Throws: `InferenceFailure` with every change no mapping covers (exit 4 for the caller to render).
     static func resolve(_ compiled: CompiledModel, from: Int, to: Int, global: GlobalOptions) throws -> Resolution {
-        let files = MappingFiles.load(folder: global.migrations, model: compiled.name, versions: compiled.versions.map(\.version))
+        let files = MappingFiles.load(
+            folder: global.migrations, model: compiled.name, versions: compiled.versions.map(\.version))
         if files.diagnostics.contains(where: { $0.severity == .error }) {
             throw global.fail(
                 "the mapping files have errors", .failed, diagnostics: files.diagnostics,
@@ -90,13 +95,16 @@ struct Diff: MigrateCommand {
                 "the mapping file has errors", .failed, diagnostics: error.diagnostics,
                 rendered: DiagnosticRenderer(sources: files.sources).render(error.diagnostics))
         }
-        let skipped = files.files.filter { $0.sourceVersion >= min(from, to) && $0.destinationVersion <= max(from, to) && $0.path != file?.path }
+        let skipped = files.files.filter {
+            $0.sourceVersion >= min(from, to) && $0.destinationVersion <= max(from, to) && $0.path != file?.path
+        }
         let note =
             skipped.isEmpty
             ? nil
             : """
             note: mapping files inside the range are not merged into a multi-hop diff \
-            (\(skipped.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "))); diff their own versions to see them
+            (\(skipped.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "))); diff their own \
+            versions to see them
             """
         let known = Set(MigrateTool.policies.names)
         let missing = mapping.entityMappings.compactMap(\.policy).filter { !known.contains($0) }
@@ -114,7 +122,9 @@ struct Diff: MigrateCommand {
         var missingPolicies: [String]? = nil
     }
 
-    static func render(_ mapping: MappingModel, source: CompiledVersion? = nil, destination: CompiledVersion? = nil) -> String {
+    static func render(_ mapping: MappingModel, source: CompiledVersion? = nil, destination: CompiledVersion? = nil)
+        -> String
+    {
         var lines = [
             "\(mapping.model) \(mapping.sourceVersion) → \(mapping.destinationVersion): "
                 + (mapping.mappingFile.map { "mapping file \($0) merged over inference" } ?? "inferred (lightweight)")
@@ -131,7 +141,9 @@ struct Diff: MigrateCommand {
                     ? "merged: also one for each \(entity.source ?? "?")"
                         + (entity.filter.map { " where \($0)" } ?? "") + " (entity mapping \(entity.name))"
                     : entity.change
-            let dropped = entity.droppedProperties.filter { entity.source.map(mapping.droppedProperties(ofSource:))?.contains($0) ?? true }
+            let dropped = entity.droppedProperties.filter {
+                entity.source.map(mapping.droppedProperties(ofSource:))?.contains($0) ?? true
+            }
             lines.append("\(entity.destination ?? entity.source ?? entity.name) (\(change))")
             if entity.kind == .remove || (entity.kind == .copy && entity.layoutChanges.isEmpty) { continue }
             let width = max(8, (entity.properties.map(\.name) + dropped).map(\.count).max() ?? 0)
@@ -157,17 +169,22 @@ struct Diff: MigrateCommand {
 
     /// One line per property change, with the types where a conversion changes
     /// them: `integer16 → integer32 (widened)`, `optional → required: nil takes "" `.
-    static func change(_ property: PropertyMapping, of entity: EntityMapping, source: CompiledVersion?, destination: CompiledVersion?) -> String {
+    static func change(
+        _ property: PropertyMapping, of entity: EntityMapping, source: CompiledVersion?, destination: CompiledVersion?
+    ) -> String {
         guard case .convert(let from, let conversion) = property.source,
             let old = entity.source.flatMap({ source?.entity(named: $0) })?.attribute(named: from)?.declaration,
-            let new = entity.destination.flatMap({ destination?.entity(named: $0) })?.attribute(named: property.name)?.declaration
+            let new = entity.destination.flatMap({ destination?.entity(named: $0) })?.attribute(named: property.name)?
+                .declaration
         else {
             return property.change
         }
         let renamed = from == property.name ? "" : "renamed from \(from), "
         switch conversion {
         case .widen:
-            let required = old.isOptional && !new.isOptional ? "; optional → required, nil takes \(new.defaultValue?.displayText ?? "nil")" : ""
+            let required =
+                old.isOptional && !new.isOptional
+                ? "; optional → required, nil takes \(new.defaultValue?.displayText ?? "nil")" : ""
             return "\(renamed)\(old.type.rawValue) → \(new.type.rawValue) (widened)\(required)"
         case .fillDefault:
             return "\(renamed)optional → required: nil values take \(new.defaultValue?.displayText ?? "nil")"

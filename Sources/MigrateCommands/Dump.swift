@@ -7,8 +7,8 @@ import SQLiteStore
 struct Dump: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: """
-            Write an entity's objects (and its subentities') as JSON Lines, in primary-key order (members of an ordered list \
-            in its order); --all: the whole store.
+            Write an entity's objects (and its subentities') as JSON Lines, in primary-key order (members of an \
+            ordered list in its order); --all: the whole store.
             """
     )
 
@@ -20,7 +20,14 @@ struct Dump: MigrateCommand {
     @Argument(help: ArgumentHelp("The entity (left out with --all).", valueName: "entity"))
     var entity: String?
 
-    @Flag(name: .long, help: "Every object of the store: each root entity with its subentities, entities named by others first (`load --all` reads it back).")
+    @Flag(
+        name: .long,
+        help:
+            """
+            Every object of the store: each root entity with its subentities, entities named by others first (`load \
+            --all` reads it back).
+            """
+    )
     var all = false
 
     @Option(name: .long, help: ArgumentHelp("At most this many objects.", valueName: "n"))
@@ -42,8 +49,9 @@ struct Dump: MigrateCommand {
         else { return }
         Output.err(
             """
-            warning: \(table.name) holds rows whose Z_ENT is no entity's number (Z_PK \(keys.prefix(5).map(String.init).joined(separator: ", "))\
-            \(keys.count > 5 ? " and more" : "")); they belong to no entity and are not in this dump
+            warning: \(table.name) holds rows whose Z_ENT is no entity's number (Z_PK \
+            \(keys.prefix(5).map(String.init).joined(separator: ", "))\(keys.count > 5 ? " and more" : "")); they \
+            belong to no entity and are not in this dump
             """)
     }
 
@@ -57,7 +65,10 @@ struct Dump: MigrateCommand {
             // the entity's count (a count(*) first, which a long dump can afford).
             let terminal = !global.json && Output.stderrIsTerminal
             let total: Int64? =
-                !terminal ? nil : try entity.map { min(try access.count($0), Int64(limit ?? .max)) } ?? roots.reduce(0) { $0 + (try access.count($1)) }
+                !terminal
+                ? nil
+                : try entity.map { min(try access.count($0), Int64(limit ?? .max)) }
+                    ?? roots.reduce(0) { $0 + (try access.count($1)) }
             let started = Date()
             var lastDraw = started
             let progress = { (written: Int) in
@@ -65,11 +76,13 @@ struct Dump: MigrateCommand {
                 let now = Date()
                 guard now.timeIntervalSince(lastDraw) >= 0.1 else { return }
                 lastDraw = now
-                let estimate = ProgressEstimate(done: Int64(written), total: total, elapsed: now.timeIntervalSince(started))
+                let estimate = ProgressEstimate(
+                    done: Int64(written), total: total, elapsed: now.timeIntervalSince(started))
                 Output.errRaw("\r\u{1B}[K" + estimate.text(unit: "objects"))
             }
             if let entity {
-                try ObjectJSONLines.dump(access, entity: entity, limit: limit, progress: progress, writeChunk: Output.writeBytes)
+                try ObjectJSONLines.dump(
+                    access, entity: entity, limit: limit, progress: progress, writeChunk: Output.writeBytes)
             } else {
                 try ObjectJSONLines.dumpAll(access, progress: progress, writeChunk: Output.writeBytes)
             }

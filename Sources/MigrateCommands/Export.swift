@@ -29,7 +29,9 @@ struct Export: MigrateCommand {
     @Option(name: .long, help: ArgumentHelp("The model to export (a folder under --models).", valueName: "name"))
     var model: String
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("The bundle to write.", valueName: "path.xcdatamodeld"))
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: ArgumentHelp("The bundle to write.", valueName: "path.xcdatamodeld"))
     var output: String
 
     @Flag(name: .long, help: "Replace an existing bundle, mapping models and policy stubs at the output paths.")
@@ -67,7 +69,10 @@ struct Export: MigrateCommand {
         }
         // Written inside the models or the model's mapping files, the export would be read
         // back as versions or mapping files of their own.
-        for (inside, what) in [(global.models, "--models"), ((global.migrations as NSString).appendingPathComponent(model), "the mapping files")]
+        for (inside, what) in [
+            (global.models, "--models"),
+            ((global.migrations as NSString).appendingPathComponent(model), "the mapping files"),
+        ]
         where Self.isWithin(PathText.parent(of: output), inside) {
             throw global.fail("\(output): inside \(what) (\(inside)): write the bundle elsewhere", .failed)
         }
@@ -79,7 +84,8 @@ struct Export: MigrateCommand {
             let errors = error.diagnostics.filter { $0.severity == .error }
             throw global.fail(
                 errors.count == 1 ? errors[0].description : "\(errors.count) errors in the model", .failed,
-                diagnostics: error.diagnostics, rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
+                diagnostics: error.diagnostics,
+                rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
         }
         guard let loaded = result.models.first(where: { $0.name == model }) ?? result.models.first,
             let compiledModel = compiled.first(where: { $0.name == loaded.name })
@@ -89,7 +95,8 @@ struct Export: MigrateCommand {
         let exported = XcodeModelExporter().export(loaded.versions, model: model)
         let mappings = try exportMappingFiles(of: compiledModel, exported: exported)
         try write(exported, mappings)
-        let leftovers = mappings.leftovers(in: PathText.parent(of: output), bundleName: (output as NSString).lastPathComponent)
+        let leftovers = mappings.leftovers(
+            in: PathText.parent(of: output), bundleName: (output as NSString).lastPathComponent)
         let report = Report(
             model: model, bundle: output, versions: exported.versions.map(\.folder),
             current: exported.current, omissions: exported.omissions, notes: exported.notes,
@@ -98,15 +105,27 @@ struct Export: MigrateCommand {
             try Output.json(report)
             return
         }
-        for omission in exported.omissions + mappings.omissions { Output.err("warning: not exported (no place in Xcode's format): \(omission)") }
+        for omission in exported.omissions + mappings.omissions {
+            Output.err("warning: not exported (no place in Xcode's format): \(omission)")
+        }
         for note in exported.notes + mappings.notes { Output.err("note: \(note)") }
         for leftover in leftovers { Output.err("warning: \(leftover.message)") }
-        Output.out("wrote \(output): \(exported.versions.count) version\(exported.versions.count == 1 ? "" : "s"), current \(report.current)")
+        Output.out(
+            """
+            wrote \(output): \(exported.versions.count) version\(exported.versions.count == 1 ? "" : "s"), current \
+            \(report.current)
+            """
+        )
         let parent = PathText.parent(of: output)
         for written in mappings.mappingModels {
             let count = "\(written.entityMappings) entity mapping\(written.entityMappings == 1 ? "" : "s")"
             let policies = written.policies.isEmpty ? "" : ", policy " + written.policies.joined(separator: ", ")
-            Output.out("wrote \((parent as NSString).appendingPathComponent(written.mappingModel)) ← \(written.mappingFile) (\(count)\(policies))")
+            Output.out(
+                """
+                wrote \((parent as NSString).appendingPathComponent(written.mappingModel)) ← \(written.mappingFile) \
+                (\(count)\(policies))
+                """
+            )
         }
         for stub in mappings.policyStubs {
             Output.out("wrote \((parent as NSString).appendingPathComponent(stub)) (NSEntityMigrationPolicy stub)")
@@ -115,12 +134,16 @@ struct Export: MigrateCommand {
 
     /// The model's mapping files as mapping models; refuses (exit 1) when one does not load.
     private func exportMappingFiles(of compiled: CompiledModel, exported: ExportedModel) throws -> MappingModelExport {
-        let files = MappingFiles.load(folder: global.migrations, model: compiled.name, versions: compiled.versions.map(\.version))
+        let files = MappingFiles.load(
+            folder: global.migrations, model: compiled.name, versions: compiled.versions.map(\.version))
         let errors = files.diagnostics.filter { $0.severity == .error }
         if !errors.isEmpty {
             throw global.fail(
-                errors.count == 1 ? errors[0].description : "\(errors.count) errors in the mapping files of \(compiled.name)", .failed,
-                diagnostics: files.diagnostics, rendered: DiagnosticRenderer(sources: files.sources).render(files.diagnostics))
+                errors.count == 1
+                    ? errors[0].description : "\(errors.count) errors in the mapping files of \(compiled.name)",
+                .failed,
+                diagnostics: files.diagnostics,
+                rendered: DiagnosticRenderer(sources: files.sources).render(files.diagnostics))
         }
         let bundle = (output as NSString).lastPathComponent
         let export = MappingModelExport(mappingFiles: files, model: compiled, exported: exported, bundleName: bundle)
@@ -128,8 +151,11 @@ struct Export: MigrateCommand {
         let problems = export.diagnostics.filter { $0.severity == .error }
         if !problems.isEmpty {
             throw global.fail(
-                problems.count == 1 ? problems[0].description : "\(problems.count) errors in the mapping files of \(compiled.name)", .failed,
-                diagnostics: export.diagnostics, rendered: DiagnosticRenderer(sources: files.sources).render(export.diagnostics))
+                problems.count == 1
+                    ? problems[0].description : "\(problems.count) errors in the mapping files of \(compiled.name)",
+                .failed,
+                diagnostics: export.diagnostics,
+                rendered: DiagnosticRenderer(sources: files.sources).render(export.diagnostics))
         }
         return export
     }
@@ -145,7 +171,8 @@ struct Export: MigrateCommand {
                 .filter { FileManager.default.fileExists(atPath: $0) }
             if !existing.isEmpty {
                 let (verb, object) = existing.count == 1 ? ("exists", "it") : ("exist", "them")
-                throw global.fail("\(existing.joined(separator: ", ")) \(verb); pass --force to replace \(object)", .failed)
+                throw global.fail(
+                    "\(existing.joined(separator: ", ")) \(verb); pass --force to replace \(object)", .failed)
             }
         }
         do {

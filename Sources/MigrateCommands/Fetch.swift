@@ -26,17 +26,21 @@ struct Fetch: MigrateCommand {
         name: .customLong("where"),
         help: ArgumentHelp(
             """
-            A predicate in Core Data's format syntax (Docs/Predicates.md), e.g. "visits >= 10 AND city.name ==[c] 'oslo'".
+            A predicate in Core Data's format syntax (Docs/Predicates.md), e.g. "visits >= 10 AND city.name ==[c] \
+            'oslo'".
             """, valueName: "predicate"))
     var predicate: String?
 
     // Unconditional: `--sort -price` is a value, not an option.
     @Option(
         name: .long, parsing: .unconditional,
-        help: ArgumentHelp("Sort keys, comma-separated key paths; a leading - sorts descending (name,-visits).", valueName: "keys"))
+        help: ArgumentHelp(
+            "Sort keys, comma-separated key paths; a leading - sorts descending (name,-visits).", valueName: "keys"))
     var sort: String?
 
-    @Option(name: .long, help: ArgumentHelp("At most this many objects (0: no limit, as NSFetchRequest's fetchLimit).", valueName: "n"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("At most this many objects (0: no limit, as NSFetchRequest's fetchLimit).", valueName: "n"))
     var limit: Int?
 
     @Option(name: .long, help: ArgumentHelp("Skip this many objects first.", valueName: "n"))
@@ -48,7 +52,9 @@ struct Fetch: MigrateCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Key paths or expressions to show, comma-separated (default: every stored attribute and to-one relationship).",
+            """
+            Key paths or expressions to show, comma-separated (default: every stored attribute and to-one relationship).
+            """,
             valueName: "keys"))
     var properties: String?
 
@@ -65,7 +71,9 @@ struct Fetch: MigrateCommand {
         var request = FetchRequest(entity: entity)
         request.predicate = predicate
         request.sortKeys = Self.list(sort).map {
-            $0.hasPrefix("-") ? .init(String($0.dropFirst()), ascending: false) : .init($0.hasPrefix("+") ? String($0.dropFirst()) : $0)
+            $0.hasPrefix("-")
+                ? .init(String($0.dropFirst()), ascending: false)
+                : .init($0.hasPrefix("+") ? String($0.dropFirst()) : $0)
         }
         // NSFetchRequest.fetchLimit 0 means no limit, not no objects.
         request.limit = limit == 0 ? nil : limit
@@ -151,7 +159,11 @@ enum FetchRendering {
             {
                 throw RequestError(.failed, "\(store): \(row.entity) \(row.primaryKey): \(column.name): \(problem)")
             }
-            pairs.append((column.name, row.values[index].map { ObjectJSONLines.jsonValue($0, type: column.attribute?.type) } ?? .null))
+            pairs.append(
+                (
+                    column.name,
+                    row.values[index].map { ObjectJSONLines.jsonValue($0, type: column.attribute?.type) } ?? .null
+                ))
         }
         return JSONValue.object(pairs).text
     }
@@ -160,7 +172,9 @@ enum FetchRendering {
         guard let value else { return "nil" }
         switch value {
         case .binary(let bytes): return "<\(bytes.count) bytes>"
-        default: return value.description.replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\t", with: "\\t")
+        default:
+            return value.description.replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(
+                of: "\t", with: "\\t")
         }
     }
 
@@ -195,7 +209,9 @@ enum FetchRendering {
 
         mutating func flush() {
             var widths = header.map(\.count)
-            for cells in pending { for (i, cell) in cells.enumerated() { widths[i] = min(Self.maximumWidth, max(widths[i], cell.count)) } }
+            for cells in pending {
+                for (i, cell) in cells.enumerated() { widths[i] = min(Self.maximumWidth, max(widths[i], cell.count)) }
+            }
             self.widths = widths
             var text = line(header)
             for cells in pending { text += line(cells) }

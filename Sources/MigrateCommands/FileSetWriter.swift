@@ -73,14 +73,18 @@ struct FileSetWriter {
     }
 
     static func move(_ from: String, to: String) throws {
-        guard rename(from, to) == 0 else { throw FileSetError("\(to): cannot put it in place (\(String(cString: strerror(errno))))") }
+        guard rename(from, to) == 0 else {
+            throw FileSetError("\(to): cannot put it in place (\(String(cString: strerror(errno))))")
+        }
     }
 
     /// Writes `bytes` to a new file at `path` and syncs it; the system's reason on
     /// failure (Foundation's says "NSCocoaErrorDomain error 512" on Linux).
     static func writeFile(_ path: String, _ bytes: [UInt8]) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw FileSetError("\(path): cannot create (\(String(cString: strerror(errno))))") }
+        guard descriptor >= 0 else {
+            throw FileSetError("\(path): cannot create (\(String(cString: strerror(errno))))")
+        }
         var failure: Int32 = 0
         var offset = 0
         while offset < bytes.count, failure == 0 {

@@ -20,7 +20,8 @@ struct FleetApply: MigrateCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var fleet: FleetOptions
 
-    @Option(name: .long, help: ArgumentHelp("Stores migrated at a time (default: the number of cores).", valueName: "n"))
+    @Option(
+        name: .long, help: ArgumentHelp("Stores migrated at a time (default: the number of cores).", valueName: "n"))
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
     /// `--backup-dir` (never searched for stores), `--dry-run`, `--timeout`.
@@ -33,8 +34,8 @@ struct FleetApply: MigrateCommand {
         if gate.failOnDestructive && fleet.storesFrom.contains("-") {
             throw ValidationError(
                 """
-                --fail-on-destructive plans every store before migrating any, so it reads the list twice, and standard input \
-                (--stores-from -) can be read once: write the list to a file
+                --fail-on-destructive plans every store before migrating any, so it reads the list twice, and standard \
+                input (--stores-from -) can be read once: write the list to a file
                 """)
         }
     }
@@ -96,10 +97,14 @@ struct FleetApply: MigrateCommand {
         if global.json {
             for outcome in state.held { Output.jsonLine(FleetStoreRecord(outcome, run: run)) }
             Output.jsonLine(
-                FleetSummaryRecord(command: "apply", run: run, shard: fleet.selectedShard?.description, exitCode: ending.exitCode, tally: tally))
+                FleetSummaryRecord(
+                    command: "apply", run: run, shard: fleet.selectedShard?.description, exitCode: ending.exitCode,
+                    tally: tally))
         } else {
             Output.err("error: \(tally.destructiveSummary); no store was changed")
-            Output.out((["\(tally.stores) store\(tally.stores == 1 ? "" : "s") planned, none changed"] + tally.problemLines()).joined(separator: "\n"))
+            Output.out(
+                (["\(tally.stores) store\(tally.stores == 1 ? "" : "s") planned, none changed"] + tally.problemLines())
+                    .joined(separator: "\n"))
         }
         throw global.said(ending)
     }
@@ -109,10 +114,13 @@ struct FleetApply: MigrateCommand {
         let (excluded, run, stop, signals) = (context.excluded, context.id, context.stop, context.signals)
         var options = migration.migratorOptions
         options.rowProgress = false
-        let progress = FleetProgress(total: Output.stderrIsTerminal && !global.json ? fleet.count(excluding: excluded) : nil)
+        let progress = FleetProgress(
+            total: Output.stderrIsTerminal && !global.json ? fleet.count(excluding: excluded) : nil)
         let json = global.json
         let shared = Locked(FleetApplyState())
-        var runner = FleetRunner(planner: planner, jobs: jobs, stop: stop) { PolicyEngine(catalog: MigrateTool.policies) }
+        var runner = FleetRunner(planner: planner, jobs: jobs, stop: stop) {
+            PolicyEngine(catalog: MigrateTool.policies)
+        }
         runner.refusesDestructivePlans = gate.failOnDestructive
         runner.acceptedLosses = try gate.losses(for: planner, global: global)
         runner.run(fleet.list(excluding: excluded), mode: .apply(options)) { outcome in
@@ -126,9 +134,13 @@ struct FleetApply: MigrateCommand {
                 progress.finish()
                 Output.err("error: \(outcome.path): \(outcome.message ?? outcome.status.meaning)")
             } else if [.migrated, .wouldMigrate].contains(outcome.status) {
-                shared.withLock { state in for warning in outcome.warnings { state.add(warning: warning, of: outcome.path) } }
+                shared.withLock { state in
+                    for warning in outcome.warnings { state.add(warning: warning, of: outcome.path) }
+                }
             }
-            for left in outcome.result?.backupsLeft ?? [] where !json { Output.err("warning: \(outcome.path): --keep: \(left)") }
+            for left in outcome.result?.backupsLeft ?? [] where !json {
+                Output.err("warning: \(outcome.path): --keep: \(left)")
+            }
             progress.update(tally)
         }
         progress.finish()
@@ -144,7 +156,8 @@ struct FleetApply: MigrateCommand {
         if json {
             Output.jsonLine(
                 FleetSummaryRecord(
-                    command: "apply", run: run, shard: fleet.selectedShard?.description, exitCode: ending?.exitCode ?? 0, tally: tally))
+                    command: "apply", run: run, shard: fleet.selectedShard?.description,
+                    exitCode: ending?.exitCode ?? 0, tally: tally))
         } else {
             Output.out(summaryLines(tally, signal: signal).joined(separator: "\n"))
         }
@@ -166,7 +179,8 @@ struct FleetApply: MigrateCommand {
         if global.json {
             Output.jsonLine(
                 FleetSummaryRecord(
-                    command: "apply", run: context.id, shard: fleet.selectedShard?.description, exitCode: ending.exitCode, tally: tally))
+                    command: "apply", run: context.id, shard: fleet.selectedShard?.description,
+                    exitCode: ending.exitCode, tally: tally))
         } else {
             Output.out(summaryLines(tally, signal: signal).joined(separator: "\n"))
         }
@@ -190,11 +204,13 @@ struct FleetApply: MigrateCommand {
         var lines = [
             """
             \(tally.stores) store\(tally.stores == 1 ? "" : "s")\(fleet.selectedShard.map { " in shard \($0)" } ?? "") \
-            in \(String(format: "%.1f", tally.seconds)) s (\(String(format: "%.1f", rate)) stores/s): \(parts.joined(separator: ", "))
+            in \(String(format: "%.1f", tally.seconds)) s (\(String(format: "%.1f", rate)) stores/s): \
+            \(parts.joined(separator: ", "))
             """
         ]
         if let signal {
-            lines.append("stopped by signal \(signal): the stores under way were rolled back; rerun the same command to finish")
+            lines.append(
+                "stopped by signal \(signal): the stores under way were rolled back; rerun the same command to finish")
         }
         return lines + tally.problemLines()
     }

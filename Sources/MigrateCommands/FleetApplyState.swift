@@ -36,7 +36,10 @@ struct FleetApplyState {
         warnings.map { group in
             group.stores == 1
                 ? "warning: \(group.firstStore): \(group.example)"
-                : "warning: \(group.stores) stores: \(group.example) (at \(group.firstStore); each store's counts are in --json's records)"
+                : """
+                warning: \(group.stores) stores: \(group.example) (at \(group.firstStore); each store's counts are in \
+                --json's records)
+                """
         }
     }
 }

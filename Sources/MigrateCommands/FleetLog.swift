@@ -62,7 +62,9 @@ struct FleetLog {
                 runs[at].withoutBackup.append(store)
                 continue
             }
-            runs[at].items.append(FleetRestorer.Item(store: store, backup: backup, version: version, migratedTo: record["target"] as? Int))
+            runs[at].items.append(
+                FleetRestorer.Item(store: store, backup: backup, version: version, migratedTo: record["target"] as? Int)
+            )
         }
         if lines.wasCutShort { throw Interrupted() }
         if let error = lines.error { throw Unreadable(reason: error) }

@@ -37,8 +37,11 @@ extension GlobalOptions {
             throw fail(Self.modelFailure(error.diagnostics, sources: result.sources))
         }
         for model in compiled {
-            let files = MappingFiles.load(folder: migrations, model: model.name, versions: model.versions.map(\.version))
-            if files.diagnostics.contains(where: { $0.severity == .error }) { throw fail(Self.modelFailure(files.diagnostics, sources: [:])) }
+            let files = MappingFiles.load(
+                folder: migrations, model: model.name, versions: model.versions.map(\.version))
+            if files.diagnostics.contains(where: { $0.severity == .error }) {
+                throw fail(Self.modelFailure(files.diagnostics, sources: [:]))
+            }
         }
         return Self.planner(compiled, migrations: migrations, options: options, checkingPolicies: checkingPolicies)
     }

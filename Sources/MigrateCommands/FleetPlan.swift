@@ -7,10 +7,12 @@ import ModelMigration
 struct FleetPlan: MigrateCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
-        abstract: "Plan a fleet: each distinct chain (model, from, to) shown once, with the number of stores it applies to.",
+        abstract:
+            "Plan a fleet: each distinct chain (model, from, to) shown once, with the number of stores it applies to.",
         discussion: """
-            Exit 0 every store can be migrated (or is current); 4 some have no path; 5 some have an unknown version; 1 some could not be \
-            planned; 6 with --fail-on-destructive, some plans lose data (those stores are listed as destructive).
+            Exit 0 every store can be migrated (or is current); 4 some have no path; 5 some have an unknown version; 1 \
+            some could not be planned; 6 with --fail-on-destructive, some plans lose data (those stores are listed as \
+            destructive).
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -33,7 +35,8 @@ struct FleetPlan: MigrateCommand {
         runner.refusesDestructivePlans = gate.failOnDestructive
         runner.acceptedLosses = try gate.losses(for: planner, global: global)
         runner.run(fleet.list(), mode: .survey) { state.add($0) }
-        let ending = try state.finish(command: "plan", shard: fleet.selectedShard, showPlans: true, sharded: fleet.selectedShard != nil)
+        let ending = try state.finish(
+            command: "plan", shard: fleet.selectedShard, showPlans: true, sharded: fleet.selectedShard != nil)
         if let ending { throw global.said(ending) }
     }
 }

@@ -19,7 +19,8 @@ final class FleetProgress: Sendable {
             return true
         }
         guard due else { return }
-        let estimate = ProgressEstimate(done: Int64(tally.stores), total: total.map(Int64.init), elapsed: now.timeIntervalSince(started))
+        let estimate = ProgressEstimate(
+            done: Int64(tally.stores), total: total.map(Int64.init), elapsed: now.timeIntervalSince(started))
         var line = "\r\u{1B}[K\(tally.stores)\(total.map { "/\($0)" } ?? "") stores"
         let bad = tally.failed + tally.noPath + tally.unknownVersion
         if bad > 0 { line += ", \(bad) failed" }

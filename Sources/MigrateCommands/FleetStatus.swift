@@ -26,7 +26,8 @@ struct FleetStatus: MigrateCommand {
         let planner = try global.fleetPlanner(fleet.planning.options(), checkingPolicies: false)
         let state = FleetSurvey(json: global.json, knownPolicies: Set(MigrateTool.policies.names))
         FleetRunner(planner: planner, jobs: jobs).run(fleet.list(), mode: .survey) { state.add($0) }
-        let ending = try state.finish(command: "status", shard: fleet.selectedShard, showPlans: false, sharded: fleet.selectedShard != nil)
+        let ending = try state.finish(
+            command: "status", shard: fleet.selectedShard, showPlans: false, sharded: fleet.selectedShard != nil)
         if let ending { throw global.said(ending) }
     }
 }

@@ -4,28 +4,41 @@ import ModelMigration
 
 /// Where a fleet's stores come from, and which of them this process takes.
 struct FleetStores: ParsableArguments {
-    @Argument(help: ArgumentHelp("Stores: files, or folders searched (recursively) for files matching --pattern.", valueName: "stores"))
+    @Argument(
+        help: ArgumentHelp(
+            "Stores: files, or folders searched (recursively) for files matching --pattern.", valueName: "stores"))
     var stores: [String] = []
 
     @Option(
         name: .customLong("stores-from"),
-        help: ArgumentHelp("A file with one store (or folder) path a line; - reads standard input. May be repeated.", valueName: "file"))
+        help: ArgumentHelp(
+            "A file with one store (or folder) path a line; - reads standard input. May be repeated.", valueName: "file"
+        ))
     var storesFrom: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("The file names searched for in folders (fnmatch pattern).", valueName: "glob"))
+    @Option(
+        name: .long, help: ArgumentHelp("The file names searched for in folders (fnmatch pattern).", valueName: "glob"))
     var pattern = "*.sqlite"
 
-    @Option(name: .long, help: ArgumentHelp("Take only shard I of N: the stores whose path hashes to I modulo N (0 ≤ I < N).", valueName: "I/N"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Take only shard I of N: the stores whose path hashes to I modulo N (0 ≤ I < N).", valueName: "I/N"))
     var shard: String?
 
-    @Option(name: .long, help: ArgumentHelp("Take shard $JOB_COMPLETION_INDEX of N (a Kubernetes Indexed Job's pod index).", valueName: "N"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Take shard $JOB_COMPLETION_INDEX of N (a Kubernetes Indexed Job's pod index).", valueName: "N"))
     var shards: Int?
 
     /// No store, folder or list given (the command decides whether that is allowed).
     var isEmpty: Bool { stores.isEmpty && storesFrom.isEmpty }
 
     func validate() throws {
-        if storesFrom.filter({ $0 == "-" }).count > 1 { throw ValidationError("--stores-from -: standard input can be read once") }
+        if storesFrom.filter({ $0 == "-" }).count > 1 {
+            throw ValidationError("--stores-from -: standard input can be read once")
+        }
         if shard != nil && shards != nil { throw ValidationError("--shard and --shards: give one of them") }
         if let shard, FleetShard(parsing: shard) == nil {
             throw ValidationError("--shard \(shard): expected I/N with 0 ≤ I < N, e.g. 0/4")
@@ -33,10 +46,12 @@ struct FleetStores: ParsableArguments {
         if let shards {
             guard shards >= 1 else { throw ValidationError("--shards must be 1 or more") }
             guard let text = ProcessInfo.processInfo.environment["JOB_COMPLETION_INDEX"] else {
-                throw ValidationError("--shards \(shards): JOB_COMPLETION_INDEX is not set (give --shard I/N outside an Indexed Job)")
+                throw ValidationError(
+                    "--shards \(shards): JOB_COMPLETION_INDEX is not set (give --shard I/N outside an Indexed Job)")
             }
             guard let index = Int(text), FleetShard(index: index, count: shards) != nil else {
-                throw ValidationError("--shards \(shards): JOB_COMPLETION_INDEX=\(text) is not a shard index below \(shards)")
+                throw ValidationError(
+                    "--shards \(shards): JOB_COMPLETION_INDEX=\(text) is not a shard index below \(shards)")
             }
         }
     }

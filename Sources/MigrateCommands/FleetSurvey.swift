@@ -27,7 +27,9 @@ final class FleetSurvey: Sendable {
 
         mutating func add(_ outcome: FleetStoreOutcome, missing: [(policy: String, mappingFile: String?)]) {
             tally.add(outcome)
-            for entry in missing where !missingPolicies.contains(where: { $0 == entry }) { missingPolicies.append(entry) }
+            for entry in missing where !missingPolicies.contains(where: { $0 == entry }) {
+                missingPolicies.append(entry)
+            }
             guard let model = outcome.model, let version = outcome.version, let target = outcome.target else { return }
             // A store that has no path (or failed its plan) gets a row of its own beside
             // the stores of its version that migrate.
@@ -80,7 +82,8 @@ final class FleetSurvey: Sendable {
         }
         let ending = tally.ending(answeringStatus: command == "status")
         if json {
-            Output.jsonLine(summary(gathered, command: command, shard: shard, code: ending?.exitCode ?? 0, showPlans: showPlans))
+            Output.jsonLine(
+                summary(gathered, command: command, shard: shard, code: ending?.exitCode ?? 0, showPlans: showPlans))
             return ending
         }
         var lines = ["\(tally.stores) store\(tally.stores == 1 ? "" : "s")\(shard.map { " in shard \($0)" } ?? "")"]
@@ -98,7 +101,12 @@ final class FleetSurvey: Sendable {
             for key in gathered.chainOrder {
                 let (count, plan) = gathered.chains[key]!
                 lines.append("")
-                lines.append("== \(key.model) \(key.from) → \(key.to): \(count) store\(count == 1 ? "" : "s") (plan of \(plan.storePath))")
+                lines.append(
+                    """
+                    == \(key.model) \(key.from) → \(key.to): \(count) store\(count == 1 ? "" : "s") (plan of \
+                    \(plan.storePath))
+                    """
+                )
                 lines.append(contentsOf: PlanRenderer.hopLines(plan, showSQL: showSQL))
             }
         }
@@ -108,7 +116,9 @@ final class FleetSurvey: Sendable {
             lines.append(contentsOf: problems)
         }
         Output.out(lines.joined(separator: "\n"))
-        for (policy, file) in gathered.missingPolicies { Output.err(GlobalOptions.missingPolicyWarning(policy, file: file)) }
+        for (policy, file) in gathered.missingPolicies {
+            Output.err(GlobalOptions.missingPolicyWarning(policy, file: file))
+        }
         if tally.destructive > 0 {
             Output.err("error: " + tally.destructiveSummary)
         }
@@ -116,7 +126,9 @@ final class FleetSurvey: Sendable {
     }
 
     /// The closing JSON Lines record.
-    func summary(_ gathered: Gathered, command: String, shard: FleetShard?, code: Int32, showPlans: Bool) -> FleetSummaryRecord {
+    func summary(_ gathered: Gathered, command: String, shard: FleetShard?, code: Int32, showPlans: Bool)
+        -> FleetSummaryRecord
+    {
         let chainRecords =
             showPlans
             ? gathered.chainOrder.map { key -> FleetSummaryRecord.ChainRecord in
@@ -128,10 +140,12 @@ final class FleetSurvey: Sendable {
         let versionRecords = gathered.versions.sorted { $0.key < $1.key }.map { entry in
             FleetSummaryRecord.VersionCount(
                 model: entry.key.model, version: entry.key.version, target: entry.key.target, stores: entry.value,
-                status: entry.key.blocked ?? (entry.key.version == entry.key.target ? Outcome.Kind.current : .migrationNeeded).word)
+                status: entry.key.blocked
+                    ?? (entry.key.version == entry.key.target ? Outcome.Kind.current : .migrationNeeded).word)
         }
         return FleetSummaryRecord(
-            command: command, shard: shard?.description, exitCode: code, tally: gathered.tally, versions: versionRecords,
+            command: command, shard: shard?.description, exitCode: code, tally: gathered.tally,
+            versions: versionRecords,
             chains: chainRecords)
     }
 
@@ -140,7 +154,9 @@ final class FleetSurvey: Sendable {
         guard !gathered.versions.isEmpty else { return [] }
         let rows = gathered.versions.sorted { $0.key < $1.key }.map { entry -> [String] in
             let key = entry.key
-            let current = key.version == key.target && gathered.chains[ChainKey(model: key.model, from: key.version, to: key.target)] == nil
+            let current =
+                key.version == key.target
+                && gathered.chains[ChainKey(model: key.model, from: key.version, to: key.target)] == nil
             let status =
                 switch key.blocked {
                 case Outcome.Kind.noPath.word?: "no migration path to \(key.target)"

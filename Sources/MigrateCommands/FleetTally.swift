@@ -74,7 +74,10 @@ struct FleetTally: Encodable {
 
     /// `N of M stores have a destructive plan (--fail-on-destructive)`, for stderr.
     var destructiveSummary: String {
-        "\(destructive) of \(stores) store\(stores == 1 ? "" : "s") \(destructive == 1 ? "has" : "have") a destructive plan (--fail-on-destructive)"
+        """
+        \(destructive) of \(stores) store\(stores == 1 ? "" : "s") \(destructive == 1 ? "has" : "have") a destructive \
+        plan (--fail-on-destructive)
+        """
     }
 
     /// The problems, grouped by status, for the closing text.
@@ -92,7 +95,9 @@ struct FleetTally: Encodable {
             let some = problems.filter { $0.status == kind.word }.sorted { $0.store < $1.store }
             if some.isEmpty { continue }
             lines.append("\(title) (\(some.count)):")
-            for problem in some { lines.append("  \(problem.store): " + problem.message.replacingOccurrences(of: "\n", with: "\n  ")) }
+            for problem in some {
+                lines.append("  \(problem.store): " + problem.message.replacingOccurrences(of: "\n", with: "\n  "))
+            }
         }
         return lines
     }

@@ -7,7 +7,9 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The folder of models (Models/<Model>/<N>.yaml).", valueName: "path"))
     var models: String = "./Models"
 
-    @Option(name: .customLong("migrations"), help: ArgumentHelp("The folder of mapping files (default ./Migrations).", valueName: "path"))
+    @Option(
+        name: .customLong("migrations"),
+        help: ArgumentHelp("The folder of mapping files (default ./Migrations).", valueName: "path"))
     var migrationsOption: String?
 
     @Flag(name: .long, help: "Write machine-readable JSON to stdout instead of text.")
@@ -25,10 +27,12 @@ struct GlobalOptions: ParsableArguments {
         if let folder = migrationsOption {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else {
-                throw ValidationError("--migrations \(folder): no such folder (leave the option out when there are no mapping files)")
+                throw ValidationError(
+                    "--migrations \(folder): no such folder (leave the option out when there are no mapping files)")
             }
             guard isDirectory.boolValue else {
-                throw ValidationError("--migrations \(folder): a file, not a folder (the folder that holds <Model>/<A>-to-<B>.yaml)")
+                throw ValidationError(
+                    "--migrations \(folder): a file, not a folder (the folder that holds <Model>/<A>-to-<B>.yaml)")
             }
         }
     }

@@ -14,7 +14,12 @@ extension Import {
                 throw global.fail("\(folder): no such folder (--mapping-models)", .failed)
             }
             guard isDirectory.boolValue else {
-                throw global.fail("\(folder): a file, not a folder (--mapping-models takes the folder that holds the .xcmappingmodel bundles)", .failed)
+                throw global.fail(
+                    """
+                    \(folder): a file, not a folder (--mapping-models takes the folder that holds the .xcmappingmodel \
+                    bundles)
+                    """,
+                    .failed)
             }
             var found: [String] = []
             if folder.hasSuffix(".xcmappingmodel") { found.append(folder) }
@@ -22,8 +27,12 @@ extension Import {
             found += entries.filter { $0.hasSuffix(".xcmappingmodel") || $0.hasSuffix(".cdm") }
                 .filter { !$0.contains(".xcmappingmodel/") }
                 .map { (folder as NSString).appendingPathComponent($0) }
-            func stem(_ path: String) -> String { ((path as NSString).lastPathComponent as NSString).deletingPathExtension }
-            let compiledFiles = Dictionary(found.filter { $0.hasSuffix(".cdm") }.map { (stem($0), $0) }) { first, _ in first }
+            func stem(_ path: String) -> String {
+                ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            }
+            let compiledFiles = Dictionary(found.filter { $0.hasSuffix(".cdm") }.map { (stem($0), $0) }) { first, _ in
+                first
+            }
             for path in found where path.hasSuffix(".xcmappingmodel") {
                 let xml = (path as NSString).appendingPathComponent("xcmapping.xml")
                 if fileManager.fileExists(atPath: xml) {
@@ -41,7 +50,8 @@ extension Import {
                             ))
                     }
                 } else {
-                    unread.append((path, "no xcmapping.xml in the folder (and no compiled \(stem(path)).cdm beside it)"))
+                    unread.append(
+                        (path, "no xcmapping.xml in the folder (and no compiled \(stem(path)).cdm beside it)"))
                 }
             }
             let sourceNames = Set(found.filter { $0.hasSuffix(".xcmappingmodel") }.map(stem))

@@ -15,17 +15,22 @@ extension Import {
                 """)
         }
         for mapping in mappingReport?.imported ?? [] {
-            let policies = mapping.policies.isEmpty ? "" : ", polic\(mapping.policies.count == 1 ? "y" : "ies") \(mapping.policies.joined(separator: ", "))"
+            let policies =
+                mapping.policies.isEmpty
+                ? "" : ", polic\(mapping.policies.count == 1 ? "y" : "ies") \(mapping.policies.joined(separator: ", "))"
             Output.out(
                 """
-                wrote \(mapping.file) ← \(mapping.mappingModel) (\(mapping.entityMappings) entity mapping\(mapping.entityMappings == 1 ? "" : "s")\(policies), \
-                \(mapping.decodedExpressions) expression\(mapping.decodedExpressions == 1 ? "" : "s") decoded, \(mapping.notCarried.count) not carried)
+                wrote \(mapping.file) ← \(mapping.mappingModel) (\(mapping.entityMappings) entity \
+                mapping\(mapping.entityMappings == 1 ? "" : "s")\(policies), \(mapping.decodedExpressions) \
+                expression\(mapping.decodedExpressions == 1 ? "" : "s") decoded, \(mapping.notCarried.count) not \
+                carried)
                 """)
             for split in mapping.splits { Output.out("  carried: \(split)") }
         }
         for (skeleton, path) in zip(skeletons, mappingReport?.policySkeletons ?? []) {
             let selectors = "\(skeleton.selectors.count) selector\(skeleton.selectors.count == 1 ? "" : "s")"
-            Output.out("wrote \(path) (policy skeleton for \(skeleton.coreDataClasses.joined(separator: ", ")): \(selectors))")
+            Output.out(
+                "wrote \(path) (policy skeleton for \(skeleton.coreDataClasses.joined(separator: ", ")): \(selectors))")
         }
     }
 
@@ -48,13 +53,20 @@ extension Import {
                 Output.out("  \(hop.from) → \(hop.to): the app ships \(app)\(span): \(hop.imported ?? "")")
                 if let error = hop.error { Output.out("    " + error.replacingOccurrences(of: "\n", with: "\n    ")) }
             } else if hop.inferred {
-                let stale = hop.staleAppMappingModel.map { "; the app's \($0) is stale: Core Data does not use it" } ?? ""
+                let stale =
+                    hop.staleAppMappingModel.map { "; the app's \($0) is stale: Core Data does not use it" } ?? ""
                 Output.out("  \(hop.from) → \(hop.to): inferred (lightweight)\(stale)")
             } else if let file = hop.mappingFile, hop.error == nil {
                 Output.out("  \(hop.from) → \(hop.to): mapping file \(file)")
             } else {
-                let stale = hop.staleAppMappingModel.map { " (the app's \($0) is stale: Core Data does not use it)" } ?? ""
-                Output.out("  \(hop.from) → \(hop.to): needs a mapping file (\(global.migrations)/\(model)/\(hop.from)-to-\(hop.to).yaml)\(stale)")
+                let stale =
+                    hop.staleAppMappingModel.map { " (the app's \($0) is stale: Core Data does not use it)" } ?? ""
+                Output.out(
+                    """
+                      \(hop.from) → \(hop.to): needs a mapping file \
+                    (\(global.migrations)/\(model)/\(hop.from)-to-\(hop.to).yaml)\(stale)
+                    """
+                )
                 for refusal in hop.refusals { Output.out("    \(refusal.description)") }
                 if let error = hop.error { Output.out("    \(error)") }
             }

@@ -29,7 +29,8 @@ struct Import: MigrateCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The .xcdatamodeld bundle, one .xcdatamodel folder or a contents file.", valueName: "path"))
+    @Argument(
+        help: ArgumentHelp("The .xcdatamodeld bundle, one .xcdatamodel folder or a contents file.", valueName: "path"))
     var path: String
 
     @Option(name: .long, help: ArgumentHelp("The model name to write (default: the bundle's name).", valueName: "name"))
@@ -40,7 +41,9 @@ struct Import: MigrateCommand {
         help: ArgumentHelp("The models folder to write <Name>/<N>.yaml into (default: --models).", valueName: "folder"))
     var output: String?
 
-    @Option(name: .long, help: ArgumentHelp("A text file naming the version folders in order, one a line.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("A text file naming the version folders in order, one a line.", valueName: "file"))
     var order: String?
 
     @Option(
@@ -167,7 +170,10 @@ struct Import: MigrateCommand {
         let existing = files.filter { FileManager.default.fileExists(atPath: $0) }
         if !existing.isEmpty, !force {
             throw global.fail(
-                "\(existing.joined(separator: ", ")): already exist\(existing.count == 1 ? "s" : ""); pass --force to overwrite",
+                """
+                \(existing.joined(separator: ", ")): already exist\(existing.count == 1 ? "s" : ""); pass --force to \
+                overwrite
+                """,
                 .failed)
         }
 
@@ -185,22 +191,29 @@ struct Import: MigrateCommand {
                 unplaced.map {
                     // A file that was read says why itself ("it records no model paths and its name …").
                     $0.reason.hasPrefix("it records no model paths")
-                        ? "\($0.path): \($0.reason)" : "\($0.path): cannot be read (\($0.reason)), and its name names no two versions"
+                        ? "\($0.path): \($0.reason)"
+                        : "\($0.path): cannot be read (\($0.reason)), and its name names no two versions"
                 }.joined(separator: "\n")
-                    + "\nthe step it maps would be inferred: repair it or leave it out of --mapping-models; nothing was written",
+                    + """
+                    \nthe step it maps would be inferred: repair it or leave it out of --mapping-models; nothing was \
+                    written
+                    """,
                 .failed)
         }
         try write(imported, to: files, mappings: mappings, migrationsFolder: migrationsFolder)
         for mapping in mappings?.mappings ?? [] {
             for line in mapping.notCarried { Output.err("warning: not carried: \(line)") }
         }
-        for skipped in mappings?.skipped ?? [] { Output.err("warning: \(skipped.path): not imported: \(skipped.reason)") }
+        for skipped in mappings?.skipped ?? [] {
+            Output.err("warning: \(skipped.path): not imported: \(skipped.reason)")
+        }
         for stale in mappings?.stale ?? [] {
             Output.err(
                 """
-                warning: \(stale.path): not used: the entity hashes it records differ from those of the versions it names \
-                (\(stale.entities.joined(separator: ", "))): Core Data never finds it for \(stale.sourceVersion) → \(stale.destinationVersion), \
-                so no mapping file is written and the hop is planned as Core Data plans it without one
+                warning: \(stale.path): not used: the entity hashes it records differ from those of the versions it \
+                names (\(stale.entities.joined(separator: ", "))): Core Data never finds it for \(stale.sourceVersion) \
+                → \(stale.destinationVersion), so no mapping file is written and the hop is planned as Core Data plans \
+                it without one
                 """)
         }
         for other in mappings?.otherModels ?? [] { Output.err("note: \(other); skipped") }
@@ -263,12 +276,16 @@ struct Import: MigrateCommand {
             mappingFiles.append(((migrationsFolder as NSString).appendingPathComponent(mapping.fileName), mapping.yaml))
         }
         for policy in mappings?.policies ?? [] {
-            mappingFiles.append(((migrationsFolder as NSString).appendingPathComponent("Policies/\(policy.name).swift"), policy.swift))
+            mappingFiles.append(
+                ((migrationsFolder as NSString).appendingPathComponent("Policies/\(policy.name).swift"), policy.swift))
         }
         let existingMappings = mappingFiles.map(\.path).filter { FileManager.default.fileExists(atPath: $0) }
         if !existingMappings.isEmpty, !force {
             throw global.fail(
-                "\(existingMappings.joined(separator: ", ")): already exist\(existingMappings.count == 1 ? "s" : ""); pass --force to overwrite",
+                """
+                \(existingMappings.joined(separator: ", ")): already exist\(existingMappings.count == 1 ? "s" : ""); \
+                pass --force to overwrite
+                """,
                 .failed)
         }
         // Each step the app ships a mapping model for, converted or not: plan
@@ -278,9 +295,13 @@ struct Import: MigrateCommand {
             mapped[mapping.destinationVersion, default: []].append(mapping.sourceVersion)
         }
         for skipped in mappings?.skipped ?? [] {
-            if let from = skipped.sourceVersion, let to = skipped.destinationVersion, from < to { mapped[to, default: []].append(from) }
+            if let from = skipped.sourceVersion, let to = skipped.destinationVersion, from < to {
+                mapped[to, default: []].append(from)
+            }
         }
-        let versionFiles = zip(imported.versions, files).map { version, file in (file, version.yaml(mappedFrom: mapped[version.number] ?? [])) }
+        let versionFiles = zip(imported.versions, files).map { version, file in
+            (file, version.yaml(mappedFrom: mapped[version.number] ?? []))
+        }
         // All or nothing: a failure (a full disk, a folder that cannot be written)
         // leaves no version file without its mapping files, nor a half-replaced set.
         do {
@@ -296,16 +317,26 @@ struct Import: MigrateCommand {
             folder: migrationsFolder,
             imported: mappings.mappings.map {
                 MappingModelReport(
-                    mappingModel: $0.mappingModel, file: (migrationsFolder as NSString).appendingPathComponent($0.fileName),
-                    from: $0.sourceVersion, to: $0.destinationVersion, pairedBy: $0.pairedBy, entityMappings: $0.entityMappings,
-                    policies: $0.policies, decodedExpressions: $0.decodedExpressions, carried: $0.carried, notCarried: $0.notCarried,
+                    mappingModel: $0.mappingModel,
+                    file: (migrationsFolder as NSString).appendingPathComponent($0.fileName),
+                    from: $0.sourceVersion, to: $0.destinationVersion, pairedBy: $0.pairedBy,
+                    entityMappings: $0.entityMappings,
+                    policies: $0.policies, decodedExpressions: $0.decodedExpressions, carried: $0.carried,
+                    notCarried: $0.notCarried,
                     splits: $0.splits)
             },
-            policySkeletons: mappings.policies.map { (migrationsFolder as NSString).appendingPathComponent("Policies/\($0.name).swift") },
-            skipped: mappings.skipped.map { SkippedReport(path: $0.path, reason: $0.reason, from: $0.sourceVersion, to: $0.destinationVersion) },
+            policySkeletons: mappings.policies.map {
+                (migrationsFolder as NSString).appendingPathComponent("Policies/\($0.name).swift")
+            },
+            skipped: mappings.skipped.map {
+                SkippedReport(path: $0.path, reason: $0.reason, from: $0.sourceVersion, to: $0.destinationVersion)
+            },
             otherModels: mappings.otherModels,
             stale: mappings.stale.isEmpty
-                ? nil : mappings.stale.map { StaleReport(path: $0.path, from: $0.sourceVersion, to: $0.destinationVersion, entities: $0.entities) })
+                ? nil
+                : mappings.stale.map {
+                    StaleReport(path: $0.path, from: $0.sourceVersion, to: $0.destinationVersion, entities: $0.entities)
+                })
     }
 
     private func orderList() throws -> [String]? {
@@ -354,7 +385,8 @@ struct Import: MigrateCommand {
             moved.message += " (\(yaml):\(location.line):\(location.column) as imported)"
             return moved
         }
-        let rendered = DiagnosticRenderer(sources: sources).render(diagnostics).replacingOccurrences(of: scratchFolder, with: finalFolder)
+        let rendered = DiagnosticRenderer(sources: sources).render(diagnostics).replacingOccurrences(
+            of: scratchFolder, with: finalFolder)
         guard !result.hasErrors, let compiled = result.models.first?.compiled else {
             throw global.fail(
                 "the imported model does not validate; nothing was written", .failed, diagnostics: diagnostics,
@@ -369,7 +401,9 @@ struct Import: MigrateCommand {
     private func mappedVersions() -> [(source: String, destination: String)] {
         var result: [(source: String, destination: String)] = []
         for folder in mappingModels {
-            let entries = (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".xcmappingmodel") }
+            let entries = (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).filter {
+                $0.hasSuffix(".xcmappingmodel")
+            }
             for entry in entries {
                 guard let model = try? XcodeMappingModel.read(path: (folder as NSString).appendingPathComponent(entry)),
                     let source = model.sourceModelPath, let destination = model.destinationModelPath
@@ -393,13 +427,17 @@ struct Import: MigrateCommand {
     /// For each mapping model, the version whose hashes its embedded source and
     /// destination models have (nil where none or several do, or the copy cannot be
     /// read: an inheritance this reader refuses, a stale copy).
-    func embeddedVersions(_ mappingModels: [XcodeMappingModel], compiled: CompiledModel) -> [String: (source: Int?, destination: Int?)] {
+    func embeddedVersions(_ mappingModels: [XcodeMappingModel], compiled: CompiledModel) -> [String: (
+        source: Int?, destination: Int?
+    )] {
         func version(_ hashes: [String: [UInt8]]?) -> Int? {
             guard let hashes else { return nil }
             let matching = compiled.versions.filter { $0.versionHashes.mapValues(\.bytes) == hashes }
             return matching.count == 1 ? matching[0].version : nil
         }
-        return embeddedHashes(mappingModels.filter(\.embedsModels), compiled: compiled).mapValues { (version($0.source), version($0.destination)) }
+        return embeddedHashes(mappingModels.filter(\.embedsModels), compiled: compiled).mapValues {
+            (version($0.source), version($0.destination))
+        }
     }
 
     /// For each mapping model that embeds its models, their entity version hashes
@@ -410,10 +448,14 @@ struct Import: MigrateCommand {
         let scratch = ScratchFile.temporaryPath(named: "migrate-embedded", purpose: "import")
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         func hashes(of bytes: [UInt8]?, label: String) -> [String: [UInt8]]? {
-            guard let bytes, let yaml = try? XcodeMappingModel.yaml(ofEmbeddedModel: bytes, model: compiled.name, label: label) else { return nil }
+            guard let bytes,
+                let yaml = try? XcodeMappingModel.yaml(ofEmbeddedModel: bytes, model: compiled.name, label: label)
+            else { return nil }
             let folder = (scratch as NSString).appendingPathComponent("\(UUID().uuidString)/\(compiled.name)")
             guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil,
-                (try? yaml.write(toFile: (folder as NSString).appendingPathComponent("1.yaml"), atomically: true, encoding: .utf8)) != nil
+                (try? yaml.write(
+                    toFile: (folder as NSString).appendingPathComponent("1.yaml"), atomically: true, encoding: .utf8))
+                    != nil
             else { return nil }
             return (try? ModelLoader.loadModel(path: folder))?.current.versionHashes.mapValues(\.bytes)
         }
@@ -435,7 +477,9 @@ struct Import: MigrateCommand {
         var result = embeddedHashes(mappingModels, compiled: compiled)
         for mappingModel in mappingModels where !mappingModel.embedsModels {
             guard let hashes = mappingModel.recordedHashes else { continue }
-            result[mappingModel.path] = (hashes.source.isEmpty ? nil : hashes.source, hashes.destination.isEmpty ? nil : hashes.destination)
+            result[mappingModel.path] = (
+                hashes.source.isEmpty ? nil : hashes.source, hashes.destination.isEmpty ? nil : hashes.destination
+            )
         }
         return result
     }
@@ -444,10 +488,14 @@ struct Import: MigrateCommand {
     /// versions whose entity hashes are those it records for its source and destination
     /// entities, as Core Data finds a mapping model for a store (nil where none or several
     /// versions have them).
-    func recordedVersions(_ mappingModels: [XcodeMappingModel], compiled: CompiledModel) -> [String: (source: Int?, destination: Int?)] {
+    func recordedVersions(_ mappingModels: [XcodeMappingModel], compiled: CompiledModel) -> [String: (
+        source: Int?, destination: Int?
+    )] {
         func version(_ hashes: [String: [UInt8]]) -> Int? {
             guard !hashes.isEmpty else { return nil }
-            let matching = compiled.versions.filter { version in hashes.allSatisfy { version.versionHashes[$0.key]?.bytes == $0.value } }
+            let matching = compiled.versions.filter { version in
+                hashes.allSatisfy { version.versionHashes[$0.key]?.bytes == $0.value }
+            }
             return matching.count == 1 ? matching[0].version : nil
         }
         var result: [String: (source: Int?, destination: Int?)] = [:]
@@ -462,20 +510,24 @@ struct Import: MigrateCommand {
     /// `MigrationPath.choose` decides it, every mapping file on it resolved, its
     /// policies written), or why it refuses: an inferred piece over a hop the app
     /// ships a mapping model for that was not imported is refused, never inferred.
-    private func pathReports(_ compiled: CompiledModel, mappings: ImportedMappings?, migrations: String) -> [PathReport] {
-        let files = MappingFiles.load(folder: migrations, model: compiled.name, versions: compiled.versions.map(\.version))
+    private func pathReports(_ compiled: CompiledModel, mappings: ImportedMappings?, migrations: String) -> [PathReport]
+    {
+        let files = MappingFiles.load(
+            folder: migrations, model: compiled.name, versions: compiled.versions.map(\.version))
         let known = Set(MigrateTool.policies.names)
         let unwritten = MigrateTool.policies.unwritten
         let target = compiled.current.version
         return compiled.versions.filter { $0.version < target }.map { version in
             var report = PathReport(from: version.version, to: target)
             if files.diagnostics.contains(where: { $0.severity == .error }) {
-                report.refused = files.diagnostics.filter { $0.severity == .error }.map(\.description).joined(separator: "\n")
+                report.refused = files.diagnostics.filter { $0.severity == .error }.map(\.description).joined(
+                    separator: "\n")
                 return report
             }
             let path: MigrationPath
             do {
-                path = try MigrationPath.choose(model: compiled, source: version, target: target, files: files, knownPolicies: known)
+                path = try MigrationPath.choose(
+                    model: compiled, source: version, target: target, files: files, knownPolicies: known)
             } catch {
                 report.refused = "\(error)"
                 return report
@@ -484,7 +536,8 @@ struct Import: MigrateCommand {
             for piece in path.pieces {
                 if piece.kind == .mappingFile, let file = files.file(from: piece.from, to: piece.to) {
                     do {
-                        let resolved = try MappingResolver.resolve(compiled, from: piece.from, to: piece.to, file: file, knownPolicies: known)
+                        let resolved = try MappingResolver.resolve(
+                            compiled, from: piece.from, to: piece.to, file: file, knownPolicies: known)
                         for policy in resolved.entityMappings.compactMap(\.policy) where unwritten[policy] != nil {
                             problems.append(
                                 "policy \(policy) (named in \(file.path)) is not written yet: "
@@ -496,11 +549,14 @@ struct Import: MigrateCommand {
                     continue
                 }
                 for skipped in mappings?.skipped ?? [] {
-                    guard let a = skipped.sourceVersion, let b = skipped.destinationVersion, a < b, piece.from <= a, b <= piece.to else { continue }
+                    guard let a = skipped.sourceVersion, let b = skipped.destinationVersion, a < b, piece.from <= a,
+                        b <= piece.to
+                    else { continue }
                     problems.append(
                         """
-                        the app ships \((skipped.path as NSString).lastPathComponent) for \(a) → \(b), which was not imported \
-                        (\(skipped.reason)): \(piece.kind) \(piece.from) → \(piece.to) would not do what it does
+                        the app ships \((skipped.path as NSString).lastPathComponent) for \(a) → \(b), which was not \
+                        imported (\(skipped.reason)): \(piece.kind) \(piece.from) → \(piece.to) would not do what it \
+                        does
                         """)
                 }
             }
@@ -516,11 +572,54 @@ struct Import: MigrateCommand {
         }
     }
 
+    /// The report of a hop the app's own mapping model covers, alone or in a span: never
+    /// reported as inferred.
+    private func importedHopReport(
+        _ mapping: ImportedMapping, from: Int, to: Int, _ compiled: CompiledModel, files: MappingFiles,
+        migrations: String, refusals: [Refusal], inferenceAccepts: Bool
+    ) -> HopReport {
+        let span =
+            mapping.destinationVersion - mapping.sourceVersion > 1
+            ? "\(mapping.sourceVersion)-to-\(mapping.destinationVersion)" : nil
+        let path = (migrations as NSString).appendingPathComponent("\(compiled.name)/\(mapping.fileName)")
+        var report = HopReport(
+            from: from, to: to, inferred: false, mappingFile: path, refusals: refusals, error: nil,
+            inferenceAccepts: inferenceAccepts, appMappingModel: mapping.mappingModel, appMappingModelSpan: span
+        )
+        let what =
+            (span == nil ? "" : "spanning \(mapping.sourceVersion) → \(mapping.destinationVersion): ")
+            + (mapping.carried.isEmpty ? "every entity as inferred" : mapping.carried.joined(separator: "; "))
+        guard let file = files.file(from: mapping.sourceVersion, to: mapping.destinationVersion) else {
+            let problems = files.diagnostics.filter { $0.message.contains(path) || $0.location?.file == path }
+                .map(\.message)
+            report.imported = "imported as \(path) (\(what)), which plan refuses"
+            report.error = problems.isEmpty ? "\(path): not loaded" : problems.joined(separator: "\n")
+            return report
+        }
+        do {
+            let resolved = try MappingResolver.resolve(
+                compiled, from: mapping.sourceVersion, to: mapping.destinationVersion, file: file,
+                knownPolicies: Set(MigrateTool.policies.names))
+            let unwritten = MigrateTool.policies.unwritten
+            let pending = resolved.entityMappings.compactMap(\.policy).filter { unwritten[$0] != nil }
+            if !pending.isEmpty {
+                report.error = pending.map {
+                    "policy \($0) is not written yet: " + (unwritten[$0] ?? []).joined(separator: "; ")
+                }
+                .joined(separator: "\n")
+            }
+            report.imported = "mapping file \(path): \(what)"
+        } catch {
+            report.imported = "imported as \(path) (\(what)), which plan refuses"
+            report.error = "\(error)"
+        }
+        return report
+    }
+
     private func hopReports(_ compiled: CompiledModel, mappings: ImportedMappings?, migrations: String) -> [HopReport] {
         let numbers = compiled.versions.map(\.version)
-        let files = MappingFiles.load(folder: migrations, model: compiled.name, versions: compiled.versions.map(\.version))
-        let known = Set(MigrateTool.policies.names)
-        let unwritten = MigrateTool.policies.unwritten
+        let files = MappingFiles.load(
+            folder: migrations, model: compiled.name, versions: compiled.versions.map(\.version))
         return zip(numbers, numbers.dropFirst()).map { from, to in
             var inferenceAccepts = false
             var refusals: [Refusal] = []
@@ -533,35 +632,12 @@ struct Import: MigrateCommand {
             // The app's own mapping model for this hop, or for a span containing it: never reported as inferred.
             // The mapping model of exactly this hop first, else one spanning it.
             let covering = (mappings?.mappings ?? []).filter { $0.sourceVersion <= from && to <= $0.destinationVersion }
-            if let mapping = covering.first(where: { $0.sourceVersion == from && $0.destinationVersion == to }) ?? covering.first {
-                let span = mapping.destinationVersion - mapping.sourceVersion > 1 ? "\(mapping.sourceVersion)-to-\(mapping.destinationVersion)" : nil
-                let path = (migrations as NSString).appendingPathComponent("\(compiled.name)/\(mapping.fileName)")
-                var report = HopReport(
-                    from: from, to: to, inferred: false, mappingFile: path, refusals: refusals, error: nil,
-                    inferenceAccepts: inferenceAccepts, appMappingModel: mapping.mappingModel, appMappingModelSpan: span)
-                let what =
-                    (span == nil ? "" : "spanning \(mapping.sourceVersion) → \(mapping.destinationVersion): ")
-                    + (mapping.carried.isEmpty ? "every entity as inferred" : mapping.carried.joined(separator: "; "))
-                let (from, to) = (mapping.sourceVersion, mapping.destinationVersion)
-                guard let file = files.file(from: from, to: to) else {
-                    let problems = files.diagnostics.filter { $0.message.contains(path) || $0.location?.file == path }.map(\.message)
-                    report.imported = "imported as \(path) (\(what)), which plan refuses"
-                    report.error = problems.isEmpty ? "\(path): not loaded" : problems.joined(separator: "\n")
-                    return report
-                }
-                do {
-                    let resolved = try MappingResolver.resolve(compiled, from: from, to: to, file: file, knownPolicies: known)
-                    let pending = resolved.entityMappings.compactMap(\.policy).filter { unwritten[$0] != nil }
-                    if !pending.isEmpty {
-                        report.error = pending.map { "policy \($0) is not written yet: " + (unwritten[$0] ?? []).joined(separator: "; ") }
-                            .joined(separator: "\n")
-                    }
-                    report.imported = "mapping file \(path): \(what)"
-                } catch {
-                    report.imported = "imported as \(path) (\(what)), which plan refuses"
-                    report.error = "\(error)"
-                }
-                return report
+            if let mapping = covering.first(where: { $0.sourceVersion == from && $0.destinationVersion == to })
+                ?? covering.first
+            {
+                return importedHopReport(
+                    mapping, from: from, to: to, compiled, files: files, migrations: migrations, refusals: refusals,
+                    inferenceAccepts: inferenceAccepts)
             }
             if let skipped = mappings?.skipped.first(where: {
                 guard let a = $0.sourceVersion, let b = $0.destinationVersion else { return false }
@@ -579,13 +655,16 @@ struct Import: MigrateCommand {
             let stale = Self.staleNote(mappings?.stale ?? [], from: from, to: to)
             guard !inferenceAccepts, let file = files.file(from: from, to: to) else {
                 return HopReport(
-                    from: from, to: to, inferred: inferenceAccepts, mappingFile: nil, refusals: inferenceAccepts ? [] : refusals, error: nil,
+                    from: from, to: to, inferred: inferenceAccepts, mappingFile: nil,
+                    refusals: inferenceAccepts ? [] : refusals, error: nil,
                     inferenceAccepts: inferenceAccepts, staleAppMappingModel: stale)
             }
             // A mapping file covers the hop when inference plus the file resolve.
             do {
                 _ = try MappingResolver.resolve(compiled, from: from, to: to, file: file)
-                return HopReport(from: from, to: to, inferred: false, mappingFile: file.path, refusals: refusals, error: nil, inferenceAccepts: false)
+                return HopReport(
+                    from: from, to: to, inferred: false, mappingFile: file.path, refusals: refusals, error: nil,
+                    inferenceAccepts: false)
             } catch {
                 return HopReport(
                     from: from, to: to, inferred: false, mappingFile: file.path, refusals: refusals, error: "\(error)",

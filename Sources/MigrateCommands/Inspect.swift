@@ -8,7 +8,12 @@ import SQLiteStore
 struct Inspect: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show a store's metadata, version, entities, row counts, layout and migration history (read-only).",
-        discussion: "Reads stores written by this toolkit and by Apple's Core Data. Exit 0; 1 when the file is not a readable store.")
+        discussion:
+            """
+            Reads stores written by this toolkit and by Apple's Core Data. Exit 0; 1 when the file is not a readable \
+            store.
+            """
+    )
 
     @OptionGroup var global: GlobalOptions
 
@@ -40,11 +45,15 @@ struct Inspect: MigrateCommand {
         lines.append("store:      \(report.path) (\(report.fileSize) bytes, journal \(report.journalMode))")
         switch report.writtenBy {
         case "toolkit": lines.append("written by: this toolkit")
-        case "core-data": lines.append("written by: Apple Core Data (framework version \(report.frameworkVersion.map(String.init) ?? "?"))")
+        case "core-data":
+            lines.append(
+                "written by: Apple Core Data (framework version \(report.frameworkVersion.map(String.init) ?? "?"))")
         default: lines.append("written by: unknown (no framework version, no toolkit keys)")
         }
         lines.append("uuid:       \(report.storeUUID)")
-        let identifiers = report.versionIdentifiers.isEmpty ? "" : " (identifiers: \(report.versionIdentifiers.joined(separator: ", ")))"
+        let identifiers =
+            report.versionIdentifiers.isEmpty
+            ? "" : " (identifiers: \(report.versionIdentifiers.joined(separator: ", ")))"
         if let version = report.recognizedVersion {
             lines.append("model:      \(report.model ?? "?") version \(version)\(identifiers)")
         } else {
@@ -61,11 +70,20 @@ struct Inspect: MigrateCommand {
         lines.append("")
         lines.append("tables:")
         for table in report.tables {
-            lines.append("  \(table.name) (\(table.rowCount) rows, \(table.columns.count) columns, \(table.indexes.count) indexes)")
+            lines.append(
+                """
+                  \(table.name) (\(table.rowCount) rows, \(table.columns.count) columns, \(table.indexes.count) indexes)
+                """
+            )
             if showLayout {
                 lines.append("    columns: " + table.columns.map { "\($0.name) \($0.type)" }.joined(separator: ", "))
                 for index in table.indexes {
-                    lines.append("    \(index.isUnique ? "unique " : "")index \(index.name) (\(index.columns.joined(separator: ", ")))")
+                    lines.append(
+                        """
+                            \(index.isUnique ? "unique " : "")index \(index.name) \
+                        (\(index.columns.joined(separator: ", ")))
+                        """
+                    )
                 }
             }
         }
@@ -77,8 +95,9 @@ struct Inspect: MigrateCommand {
             for record in report.history {
                 lines.append(
                     """
-                      \(ISO8601.format(secondsSinceReferenceDate: record.date))  \(record.fromVersion) → \(record.toVersion)  \
-                    \(String(format: "%.3f", record.duration)) s  \(record.rowsTouched) rows  \(record.tool)
+                      \(ISO8601.format(secondsSinceReferenceDate: record.date))  \(record.fromVersion) → \
+                    \(record.toVersion)  \(String(format: "%.3f", record.duration)) s  \(record.rowsTouched) rows  \
+                    \(record.tool)
                     """)
             }
         }
@@ -86,7 +105,8 @@ struct Inspect: MigrateCommand {
             lines.append("")
             lines.append("other metadata:")
             for key in report.otherMetadata.keys.sorted() {
-                lines.append("  \(key): \(Self.meanings[key] ?? "not a key this toolkit or Core Data documents; kept as it is")")
+                lines.append(
+                    "  \(key): \(Self.meanings[key] ?? "not a key this toolkit or Core Data documents; kept as it is")")
             }
         }
         lines.append("")
@@ -103,24 +123,34 @@ struct Inspect: MigrateCommand {
     static func entityLines(_ report: StoreReport) -> [String] {
         var lines: [String] = []
         let nameWidth = max(6, report.entities.map(\.name.count).max() ?? 0)
-        lines.append("  Z_ENT  \("entity".padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \("rows".leftPad(9))  hash      matches")
+        lines.append(
+            """
+              Z_ENT  \("entity".padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \("rows".leftPad(9))  hash \
+                 matches
+            """
+        )
         for entity in report.entities {
             let match: String
             switch entity.matches {
             case true?:
-                match = "yes" + (entity.matchingVersions.isEmpty ? "" : " (versions \(entity.matchingVersions.map(String.init).joined(separator: ", ")))")
+                match =
+                    "yes"
+                    + (entity.matchingVersions.isEmpty
+                        ? "" : " (versions \(entity.matchingVersions.map(String.init).joined(separator: ", ")))")
             case false?:
                 match =
                     entity.matchingVersions.isEmpty
-                    ? "NO (no version has this hash)" : "NO (matches versions \(entity.matchingVersions.map(String.init).joined(separator: ", ")))"
+                    ? "NO (no version has this hash)"
+                    : "NO (matches versions \(entity.matchingVersions.map(String.init).joined(separator: ", ")))"
             case nil: match = "-"
             }
             let parent = entity.parent.map { " : \($0)" } ?? ""
             lines.append(
                 """
-                  \(String(entity.number).leftPad(5))  \(entity.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \
-                \((entity.rows.map(String.init) ?? "-").leftPad(9))  \(entity.storedHash.map { String($0.prefix(8)) } ?? "--------")  \
-                \(match)\(parent)
+                  \(String(entity.number).leftPad(5))  \
+                \(entity.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \
+                \((entity.rows.map(String.init) ?? "-").leftPad(9))  \
+                \(entity.storedHash.map { String($0.prefix(8)) } ?? "--------")  \(match)\(parent)
                 """)
         }
         return lines
@@ -128,8 +158,15 @@ struct Inspect: MigrateCommand {
 
     /// What the metadata keys `inspect` lists under "other metadata" mean.
     static let meanings: [String: String] = [
-        "MMMaxEntityNumber": "the highest entity number this store has ever used; numbers of removed entities are never given to new ones",
-        "MMCoreDataNumbering": "the store follows Core Data's entity numbering (made for or by Core Data); migrations renumber as Core Data would",
+        "MMMaxEntityNumber":
+            """
+        the highest entity number this store has ever used; numbers of removed entities are never given to new ones
+        """,
+        "MMCoreDataNumbering":
+            """
+        the store follows Core Data's entity numbering (made for or by Core Data); migrations renumber as Core Data \
+        would
+        """,
         "NSPersistenceFrameworkVersion": "the Core Data framework version that last wrote the store",
         "NSStoreModelVersionHashesDigest": "SHA-512 over every entity's name and version hash",
         "NSStoreModelVersionChecksumKey": "Core Data's checksum of the model (Xcode 12 and later); not used here",

@@ -7,14 +7,19 @@ import SQLiteStore
 struct Load: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Load objects from a JSON Lines file into a store, all or nothing.",
-        discussion: "The format is described in Docs/Objects.md (\"Loading and dumping objects\"). FILE - reads standard input.")
+        discussion:
+            "The format is described in Docs/Objects.md (\"Loading and dumping objects\"). FILE - reads standard input."
+    )
 
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: ArgumentHelp("The store.", valueName: "store"))
     var store: String
 
-    @Argument(help: ArgumentHelp("The entity of the objects (a line may name a subentity with _entity); left out with --all.", valueName: "entity"))
+    @Argument(
+        help: ArgumentHelp(
+            "The entity of the objects (a line may name a subentity with _entity); left out with --all.",
+            valueName: "entity"))
     var entity: String?
 
     @Argument(help: ArgumentHelp("The JSON Lines file, or - for standard input.", valueName: "file"))
@@ -22,25 +27,41 @@ struct Load: MigrateCommand {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("A whole store's lines (`dump --all`): every line names its entity with _entity; - for standard input.", valueName: "file"))
+        help: ArgumentHelp(
+            "A whole store's lines (`dump --all`): every line names its entity with _entity; - for standard input.",
+            valueName: "file"))
     var all: String?
 
     /// The file to read: FILE, or --all's.
     var file: String { all ?? entityFile ?? "-" }
 
-    @Option(name: .long, help: ArgumentHelp("Seconds to wait for other writers' and readers' locks (default 30).", valueName: "seconds"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Seconds to wait for other writers' and readers' locks (default 30).", valueName: "seconds"))
     var timeout: Double = 30
 
-    @Flag(name: .long, help: "No progress on stderr (a terminal's line, or a line every 1.5 s off a terminal) and no progress events with --json.")
+    @Flag(
+        name: .long,
+        help:
+            """
+            No progress on stderr (a terminal's line, or a line every 1.5 s off a terminal) and no progress events \
+            with --json.
+            """
+    )
     var noProgress = false
 
     func validate() throws {
         if all != nil, entity != nil {
-            throw ValidationError("--all loads a whole store's lines, each naming its entity: leave out the entity and the file")
+            throw ValidationError(
+                "--all loads a whole store's lines, each naming its entity: leave out the entity and the file")
         }
-        if all == nil, entity == nil || entityFile == nil { throw ValidationError("name the entity and the file, or --all FILE for a whole store") }
+        if all == nil, entity == nil || entityFile == nil {
+            throw ValidationError("name the entity and the file, or --all FILE for a whole store")
+        }
         // NaN fails every comparison, and infinity would trap where seconds are shown.
-        if !(timeout >= 0) || !timeout.isFinite { throw ValidationError("--timeout must be a number of seconds, 0 or more") }
+        if !(timeout >= 0) || !timeout.isFinite {
+            throw ValidationError("--timeout must be a number of seconds, 0 or more")
+        }
     }
 
     func run() throws {
@@ -58,7 +79,9 @@ struct Load: MigrateCommand {
         }
         // A regular file's size, for the progress line's time left.
         var status = stat()
-        let size: Int64? = fstat(descriptor, &status) == 0 && (status.st_mode & UInt32(S_IFMT)) == UInt32(S_IFREG) ? Int64(status.st_size) : nil
+        let size: Int64? =
+            fstat(descriptor, &status) == 0 && (status.st_mode & UInt32(S_IFMT)) == UInt32(S_IFREG)
+            ? Int64(status.st_size) : nil
         let progress = LoadProgress(json: global.json, quiet: noProgress, bytesInAll: size)
         let count: Int
         do {
@@ -97,7 +120,8 @@ struct Load: MigrateCommand {
             reader.isCancelled = { cancellation.isCancelled }
             progress.start()
             do {
-                return try ObjectJSONLines.load(access, entity: entity, reader: reader, file: fileName, progress: progress.report)
+                return try ObjectJSONLines.load(
+                    access, entity: entity, reader: reader, file: fileName, progress: progress.report)
             } catch {
                 // The progress lines stop before any error is told: on a signal, the
                 // rollback's message is written on the way out of this closure.
@@ -119,12 +143,19 @@ struct Load: MigrateCommand {
         case let error as LoadError:
             // One refused line a line of output; the last says that nothing was loaded.
             let lines = error.description.split(separator: "\n").map { "error: \($0)" }
-            return global.fail("\(error) (nothing was loaded)", .failed, rendered: lines.joined(separator: "\n") + " (nothing was loaded)")
+            return global.fail(
+                "\(error) (nothing was loaded)", .failed,
+                rendered: lines.joined(separator: "\n") + " (nothing was loaded)")
         case let error as StoreError:
-            return global.fail("\(error)\(error.kind == .invalidObject || error.kind == .unknownEntity ? " (nothing was loaded)" : "")", .failed)
+            return global.fail(
+                """
+                \(error)\(error.kind == .invalidObject || error.kind == .unknownEntity ? " (nothing was loaded)" : "")
+                """,
+                .failed)
         case let error as SQLiteError where error.kind == .busy || error.kind == .locked:
             let who = LockHolders.describe(path: store).map { " (held by \($0))" } ?? ""
-            return global.fail("\(store): another migration, writer or reader holds the store\(who); nothing was loaded", .failed)
+            return global.fail(
+                "\(store): another migration, writer or reader holds the store\(who); nothing was loaded", .failed)
         case let error as SQLiteError:
             return global.fail("\(StoreError.from(error, path: store)) (nothing was loaded)", .failed)
         default:

@@ -59,7 +59,10 @@ final class LoadProgress {
         guard now.timeIntervalSince(lastDraw) >= 0.1 || finished else { return }
         lastDraw = now
         Output.errRaw(
-            "\r\u{1B}[K" + Self.text(State(lines: lines, bytes: bytes, finishedReading: finished), total: bytesInAll, elapsed: now.timeIntervalSince(started)))
+            "\r\u{1B}[K"
+                + Self.text(
+                    State(lines: lines, bytes: bytes, finishedReading: finished), total: bytesInAll,
+                    elapsed: now.timeIntervalSince(started)))
     }
 
     /// Stops the periodic lines and clears the terminal's line.
@@ -76,7 +79,8 @@ final class LoadProgress {
         if json {
             Output.jsonLine(
                 Event(
-                    phase: state.finishedReading ? "checking" : "reading", lines: state.lines, bytes: state.bytes, bytesTotal: total,
+                    phase: state.finishedReading ? "checking" : "reading", lines: state.lines, bytes: state.bytes,
+                    bytesTotal: total,
                     seconds: (elapsed * 10).rounded() / 10))
         } else {
             Output.err("load: " + text(state, total: total, elapsed: elapsed))
@@ -90,8 +94,12 @@ final class LoadProgress {
             return "\(state.lines) lines read; checking the model's rules and committing (\(Int(elapsed)) s)"
         }
         var line = ProgressEstimate(done: Int64(state.lines), total: nil, elapsed: elapsed).text(unit: "lines")
-        if let total, total > 0 { line += String(format: " (%.0f%% of the file)", Double(state.bytes) / Double(total) * 100) }
-        if let left = ProgressEstimate(done: state.bytes, total: total, elapsed: elapsed).secondsLeft { line += ", ETA \(left) s" }
+        if let total, total > 0 {
+            line += String(format: " (%.0f%% of the file)", Double(state.bytes) / Double(total) * 100)
+        }
+        if let left = ProgressEstimate(done: state.bytes, total: total, elapsed: elapsed).secondsLeft {
+            line += ", ETA \(left) s"
+        }
         return line
     }
 

@@ -16,8 +16,10 @@ struct Migrate: ParsableCommand {
         // model version. `migrate --version` is answered by `MigrateTool.main`.
         discussion: "`\(toolName) --version` prints the tool's version.",
         subcommands: [
-            Validate.self, Compile.self, Diff.self, Diagram.self, Create.self, Import.self, Export.self, Inspect.self, Status.self,
-            Plan.self, Apply.self, Restore.self, Fleet.self, Backups.self, Load.self, Dump.self, Fetch.self, Update.self, Delete.self,
+            Validate.self, Compile.self, Diff.self, Diagram.self, Create.self, Import.self, Export.self, Inspect.self,
+            Status.self,
+            Plan.self, Apply.self, Restore.self, Fleet.self, Backups.self, Load.self, Dump.self, Fetch.self,
+            Update.self, Delete.self,
         ]
     )
 }

@@ -55,7 +55,8 @@ public enum MigrateTool {
             // The one place every error is said: a command's ending, argument-parser's
             // usage errors (with `--json` the error object on stdout too, Docs/JSON.md),
             // anything else through its outcome; help as argument-parser prints it.
-            let json = (command as? any MigrateCommand)?.global.json ?? CommandLine.arguments.dropFirst().contains("--json")
+            let json =
+                (command as? any MigrateCommand)?.global.json ?? CommandLine.arguments.dropFirst().contains("--json")
             guard let ending = CommandEnding.of(error, command: Migrate.self, json: json) else {
                 Output.reportRemovedScratch()
                 Migrate.exit(withError: error)

@@ -11,7 +11,8 @@ extension GlobalOptions {
             let errors = error.diagnostics.filter { $0.severity == .error }
             throw fail(
                 errors.count == 1 ? errors[0].description : "\(errors.count) errors in the models", .failed,
-                diagnostics: error.diagnostics, rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
+                diagnostics: error.diagnostics,
+                rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
         }
     }
 
@@ -23,8 +24,8 @@ extension GlobalOptions {
         if result.hasErrors {
             Output.err(
                 """
-                warning: \(models): models not loaded \
-                (\(result.diagnostics.filter { $0.severity == .error }.count) errors; run `\(Migrate.toolName) validate`)
+                warning: \(models): models not loaded (\(result.diagnostics.filter { $0.severity == .error }.count) \
+                errors; run `\(Migrate.toolName) validate`)
                 """)
         }
         return result.models.compactMap(\.compiled)
@@ -34,12 +35,21 @@ extension GlobalOptions {
     func model(named name: String?, in models: [CompiledModel]) throws -> CompiledModel {
         if let name {
             guard let model = models.first(where: { $0.name == name }) else {
-                throw fail("no model named '\(name)' under \(self.models) (found: \(models.map(\.name).joined(separator: ", ")))", .usage)
+                throw fail(
+                    """
+                    no model named '\(name)' under \(self.models) (found: \(models.map(\.name).joined(separator: ", ")))
+                    """,
+                    .usage)
             }
             return model
         }
         guard models.count == 1 else {
-            throw fail("\(models.count) models under \(self.models) (\(models.map(\.name).joined(separator: ", "))); choose one with --model", .usage)
+            throw fail(
+                """
+                \(models.count) models under \(self.models) (\(models.map(\.name).joined(separator: ", "))); choose \
+                one with --model
+                """,
+                .usage)
         }
         return models[0]
     }
@@ -48,7 +58,12 @@ extension GlobalOptions {
     func versions(_ numbers: [Int], of model: CompiledModel) throws -> [CompiledVersion] {
         try numbers.map { number in
             guard let version = model.version(number) else {
-                throw fail("model \(model.name) has no version \(number) (versions \(model.versions[0].version) to \(model.current.version))", .usage)
+                throw fail(
+                    """
+                    model \(model.name) has no version \(number) (versions \(model.versions[0].version) to \
+                    \(model.current.version))
+                    """,
+                    .usage)
             }
             return version
         }

@@ -109,7 +109,12 @@ enum Output {
             return 1
         }
         // The command's work (a migration committed, say) is done: its exit code says so.
-        err("warning: standard output could not be written (\(stdoutFailure)); what it received is incomplete, the command finished")
+        err(
+            """
+            warning: standard output could not be written (\(stdoutFailure)); what it received is incomplete, the \
+            command finished
+            """
+        )
         return 0
     }
 
@@ -175,7 +180,9 @@ extension GlobalOptions {
     }
 
     /// A failure of `kind` saying `message` (the whole text after `error: `).
-    func fail(_ message: String, _ kind: Outcome.Kind, diagnostics: [Diagnostic] = [], rendered: String? = nil) -> CommandEnding {
+    func fail(_ message: String, _ kind: Outcome.Kind, diagnostics: [Diagnostic] = [], rendered: String? = nil)
+        -> CommandEnding
+    {
         fail(Outcome(kind, message, diagnostics: diagnostics), rendered: rendered)
     }
 

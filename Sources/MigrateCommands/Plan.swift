@@ -5,7 +5,11 @@ import SQLiteStore
 /// `migrate plan STORE`: every step, its SQL, cost and warnings, changing nothing.
 struct Plan: MigrateCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show what apply would do: every hop and step with its cost class, destructive warnings, and with --sql the SQL.",
+        abstract:
+            """
+            Show what apply would do: every hop and step with its cost class, destructive warnings, and with --sql the \
+            SQL.
+            """,
         discussion: """
             Exit 0 with a plan (or nothing to do); 4 no migration path; 5 unknown store version; \
             6 destructive steps with --fail-on-destructive; 1 failure.

@@ -10,7 +10,8 @@ struct PlanOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("The store.", valueName: "store"))
     var store: String
 
-    @Option(name: .long, help: ArgumentHelp("The target version (default: the current, highest version).", valueName: "n"))
+    @Option(
+        name: .long, help: ArgumentHelp("The target version (default: the current, highest version).", valueName: "n"))
     var to: Int?
 
     @OptionGroup var planning: PlanningFlags
@@ -26,8 +27,8 @@ struct PlanningFlags: ParsableArguments {
     @Flag(
         name: .long,
         help: """
-            Remove references the store already holds to objects it does not have (join rows deleted, keys set to nil) as the first steps, \
-            instead of carrying them as they are.
+            Remove references the store already holds to objects it does not have (join rows deleted, keys set to nil) \
+            as the first steps, instead of carrying them as they are.
             """)
     var removeDanglingReferences = false
 
@@ -35,10 +36,10 @@ struct PlanningFlags: ParsableArguments {
         name: .long,
         help: ArgumentHelp(
             """
-            Which path to take: chain (every hop on its own, its mapping file or inferred; no spans) or direct \
-            (one mapping from the store's version to the target: its mapping file, else inferred). \
-            Default: a mapping file from the store's version, else the chain when every hop maps, else the direct inferred mapping. \
-            A path that cannot be followed exits 4 with the reason.
+            Which path to take: chain (every hop on its own, its mapping file or inferred; no spans) or direct (one \
+            mapping from the store's version to the target: its mapping file, else inferred). Default: a mapping file \
+            from the store's version, else the chain when every hop maps, else the direct inferred mapping. A path \
+            that cannot be followed exits 4 with the reason.
             """, valueName: "chain|direct"))
     var path: PathChoice?
 
@@ -75,8 +76,8 @@ struct DestructiveGate: ParsableArguments {
     @Flag(
         name: .long,
         help: """
-            Exit 6, changing nothing, when the plan has destructive steps (an attribute or entity dropped with its data, \
-            values a rebuild cannot keep), listing them.
+            Exit 6, changing nothing, when the plan has destructive steps (an attribute or entity dropped with its \
+            data, values a rebuild cannot keep), listing them.
             """)
     var failOnDestructive = false
 
@@ -84,15 +85,16 @@ struct DestructiveGate: ParsableArguments {
         name: .long,
         help: ArgumentHelp(
             """
-            With --fail-on-destructive: let this reviewed loss through (repeatable): Entity.property (a dropped attribute or \
-            relationship, its pairs or order) or Entity (its objects and properties). Any other loss still exits 6. \
-            <migrations>/<Model>/accepted-losses.yaml accepts losses per hop (`2-to-3: [Book.playlist]`).
+            With --fail-on-destructive: let this reviewed loss through (repeatable): Entity.property (a dropped \
+            attribute or relationship, its pairs or order) or Entity (its objects and properties). Any other loss \
+            still exits 6. <migrations>/<Model>/accepted-losses.yaml accepts losses per hop (`2-to-3: [Book.playlist]`).
             """, valueName: "name"))
     var accept: [String] = []
 
     func validate() throws {
         if !accept.isEmpty && !failOnDestructive {
-            throw ValidationError("--accept lets a reviewed loss through --fail-on-destructive: give --fail-on-destructive too")
+            throw ValidationError(
+                "--accept lets a reviewed loss through --fail-on-destructive: give --fail-on-destructive too")
         }
         for name in accept where !AcceptedLosses.isName(name) {
             throw ValidationError("--accept \(name): expected Entity or Entity.property")
@@ -148,7 +150,9 @@ extension GlobalOptions {
     /// `options`, and with `gate` its reviewed losses and refusal. `checkingPolicies`
     /// false: a mapping file may name a policy this `migrate` lacks (read-only commands
     /// only tell; the plan lists it in ``MigrationPlan/missingPolicies(known:)``).
-    func storeRun(_ options: PlanningOptions, gate: DestructiveGate? = nil, checkingPolicies: Bool = true) throws(PlanningFailure) -> StoreRun {
+    func storeRun(_ options: PlanningOptions, gate: DestructiveGate? = nil, checkingPolicies: Bool = true)
+        throws(PlanningFailure) -> StoreRun
+    {
         let result = ModelLoader.load(path: models)
         let compiled: [CompiledModel]
         do {
@@ -156,7 +160,8 @@ extension GlobalOptions {
         } catch {
             throw Self.modelFailure(error.diagnostics, sources: result.sources)
         }
-        let planner = Self.planner(compiled, migrations: migrations, options: options, checkingPolicies: checkingPolicies)
+        let planner = Self.planner(
+            compiled, migrations: migrations, options: options, checkingPolicies: checkingPolicies)
         var run = StoreRun(planner: planner) { PolicyEngine(catalog: MigrateTool.policies) }
         run.toolName = Migrate.toolName
         if let gate {
@@ -170,12 +175,15 @@ extension GlobalOptions {
     /// An outcome's failure as a command that plans reports it: model and mapping-file
     /// diagnostics rendered with their lines.
     static func planningFailure(_ outcome: Outcome) -> PlanningFailure {
-        outcome.diagnostics.isEmpty ? PlanningFailure(outcome: outcome) : modelFailure(outcome.diagnostics, sources: [:], outcome: outcome)
+        outcome.diagnostics.isEmpty
+            ? PlanningFailure(outcome: outcome) : modelFailure(outcome.diagnostics, sources: [:], outcome: outcome)
     }
 
     /// The planner of every command that plans: the models, the mapping files'
     /// folder, this `migrate`'s policies and the planning options.
-    static func planner(_ models: [CompiledModel], migrations: String, options: PlanningOptions, checkingPolicies: Bool) -> MigrationPlanner {
+    static func planner(_ models: [CompiledModel], migrations: String, options: PlanningOptions, checkingPolicies: Bool)
+        -> MigrationPlanner
+    {
         var planner = MigrationPlanner(
             models: models, migrationsFolder: migrations,
             knownPolicies: checkingPolicies ? Set(MigrateTool.policies.names) : nil, options: options)
@@ -189,20 +197,26 @@ extension GlobalOptions {
     /// `migrate` lacks: they answer anyway; `plan` and `apply` of that hop exit 4.
     static func missingPolicyWarning(_ policy: String, file: String?) -> String {
         """
-        warning: \(file ?? "a mapping file") names policy '\(policy)', which is not compiled into this \(Migrate.toolName): \
-        `plan` and `apply` of that hop need a \(Migrate.toolName) built with it (Docs/Migrations.md: "Your own policies and your own migrate")
+        warning: \(file ?? "a mapping file") names policy '\(policy)', which is not compiled into this \
+        \(Migrate.toolName): `plan` and `apply` of that hop need a \(Migrate.toolName) built with it \
+        (Docs/Migrations.md: "Your own policies and your own migrate")
         """
     }
 
     /// Model or mapping-file errors: every diagnostic, rendered with its line.
-    static func modelFailure(_ diagnostics: [Diagnostic], sources: [String: String], outcome: Outcome? = nil) -> PlanningFailure {
+    static func modelFailure(_ diagnostics: [Diagnostic], sources: [String: String], outcome: Outcome? = nil)
+        -> PlanningFailure
+    {
         // Mapping files are read again for their excerpts (models come with theirs).
         var sources = sources
         for file in Set(diagnostics.compactMap { $0.location?.file }) where sources[file] == nil {
-            if let data = FileManager.default.contents(atPath: file), data.count < 1 << 20 { sources[file] = String(decoding: data, as: UTF8.self) }
+            if let data = FileManager.default.contents(atPath: file), data.count < 1 << 20 {
+                sources[file] = String(decoding: data, as: UTF8.self)
+            }
         }
         return PlanningFailure(
-            outcome: outcome ?? Outcome(DiagnosticsError(diagnostics)), rendered: DiagnosticRenderer(sources: sources).render(diagnostics))
+            outcome: outcome ?? Outcome(DiagnosticsError(diagnostics)),
+            rendered: DiagnosticRenderer(sources: sources).render(diagnostics))
     }
 }
 
@@ -210,11 +224,14 @@ enum PlanRenderer {
     static func render(_ plan: MigrationPlan, showSQL: Bool) -> String {
         var lines: [String] = []
         if plan.isEmpty {
-            return (["\(plan.storePath): \(plan.model) version \(plan.sourceVersion) is current; nothing to do"] + verificationLines(plan))
+            return
+                (["\(plan.storePath): \(plan.model) version \(plan.sourceVersion) is current; nothing to do"]
+                + verificationLines(plan))
                 .joined(separator: "\n")
         }
         let fused = plan.path.pieces.contains { piece in
-            piece.kind == .inferredChain && plan.hops.filter { $0.from >= piece.from && $0.to <= piece.to }.count < piece.to - piece.from
+            piece.kind == .inferredChain
+                && plan.hops.filter { $0.from >= piece.from && $0.to <= piece.to }.count < piece.to - piece.from
         }
         lines.append(
             """
@@ -227,8 +244,9 @@ enum PlanRenderer {
         lines.append("")
         lines.append(
             """
-            \(plan.allSteps.count) steps, about \(rowsWritten(plan)) rows to write; \
-            run `\(Migrate.toolName) apply \(plan.storePath)\(plan.targetVersion == plan.currentVersion ? "" : " --to \(plan.targetVersion)")` to execute
+            \(plan.allSteps.count) steps, about \(rowsWritten(plan)) rows to write; run `\(Migrate.toolName) apply \
+            \(plan.storePath)\(plan.targetVersion == plan.currentVersion ? "" : " --to \(plan.targetVersion)")` to \
+            execute
             """)
         return lines.joined(separator: "\n")
     }
@@ -266,7 +284,9 @@ enum PlanRenderer {
         var number = 0
         for hop in plan.hops {
             lines.append("")
-            let what = hop.mapping.mappingFile.map { "mapping file \($0)" } ?? (hop.kind == .directInferred ? "direct inferred" : "inferred")
+            let what =
+                hop.mapping.mappingFile.map { "mapping file \($0)" }
+                ?? (hop.kind == .directInferred ? "direct inferred" : "inferred")
             lines.append("hop \(hop.from) → \(hop.to): \(what)")
             for step in hop.steps {
                 number += 1
@@ -276,7 +296,10 @@ enum PlanRenderer {
                         lines.append("         " + statement.sql)
                         let arguments = statement.arguments
                         if !arguments.isEmpty {
-                            lines.append("           -- bound: " + arguments.enumerated().map { "?\($0.offset + 1) = \($0.element)" }.joined(separator: ", "))
+                            lines.append(
+                                "           -- bound: "
+                                    + arguments.enumerated().map { "?\($0.offset + 1) = \($0.element)" }.joined(
+                                        separator: ", "))
                         }
                     }
                 }

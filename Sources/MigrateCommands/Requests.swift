@@ -24,8 +24,8 @@ extension GlobalOptions {
         if !plan.isEmpty {
             throw fail(
                 """
-                \(path): the store is at version \(plan.sourceVersion) of \(plan.model), and the current version is \(plan.targetVersion); \
-                migrate it first (`\(Migrate.toolName) apply \(path)`)
+                \(path): the store is at version \(plan.sourceVersion) of \(plan.model), and the current version is \
+                \(plan.targetVersion); migrate it first (`\(Migrate.toolName) apply \(path)`)
                 """,
                 .migrationNeeded)
         }
@@ -56,8 +56,9 @@ extension GlobalOptions {
             if let model = models.first(where: { $0.name == version.model }), version.version < model.current.version {
                 Output.err(
                     """
-                    note: \(path) is at version \(version.version) of \(version.model) (the current version is \(model.current.version)); \
-                    reading it at its own version (`\(Migrate.toolName) apply \(path)` migrates it)
+                    note: \(path) is at version \(version.version) of \(version.model) (the current version is \
+                    \(model.current.version)); reading it at its own version (`\(Migrate.toolName) apply \(path)` \
+                    migrates it)
                     """)
             }
             return try ObjectAccess(store: store, version: version)
@@ -72,9 +73,12 @@ extension GlobalOptions {
     /// `--dry-run`, which changes nothing (its transaction is rolled back), at the
     /// version the store holds, as `fetch` reads it.
     func openStoreForRequest(_ options: BatchOptions) throws -> ObjectAccess {
-        guard options.dryRun else { return try openCurrentStore(options.store, access: .readWrite, timeout: options.timeout) }
+        guard options.dryRun else {
+            return try openCurrentStore(options.store, access: .readWrite, timeout: options.timeout)
+        }
         return try openStoreForReading(
-            options.store, models: try loadModels(), entity: options.entity, access: .readWrite, timeout: options.timeout)
+            options.store, models: try loadModels(), entity: options.entity, access: .readWrite,
+            timeout: options.timeout)
     }
 
     /// The entity of a command's argument; an unknown one is a usage error (64)

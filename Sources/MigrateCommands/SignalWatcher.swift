@@ -61,7 +61,8 @@ final class SignalWatcher: Sendable {
         let code = mm_signal_pipe_install(writeEnd)
         if code != 0 {
             stop()
-            throw WatchError(message: "cannot watch for signals (\(String(cString: strerror(code)))); nothing was changed")
+            throw WatchError(
+                message: "cannot watch for signals (\(String(cString: strerror(code)))); nothing was changed")
         }
     }
 

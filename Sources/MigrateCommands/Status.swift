@@ -4,7 +4,12 @@ import ModelMigration
 /// `migrate status STORE`: is a migration needed, and possible?
 struct Status: MigrateCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Tell whether a store is current: exit 0 current, 3 migration needed and possible, 4 no migration path, 5 unknown version.")
+        abstract:
+            """
+            Tell whether a store is current: exit 0 current, 3 migration needed and possible, 4 no migration path, 5 \
+            unknown version.
+            """
+    )
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var options: PlanOptions
@@ -42,7 +47,8 @@ struct Status: MigrateCommand {
         // Read-only: a policy this migrate lacks does not stop the answer; it is named.
         let plan: MigrationPlan
         do {
-            plan = try global.storeRun(options.planningOptions, checkingPolicies: false).plan(options.store, timeout: 5).plan
+            plan = try global.storeRun(options.planningOptions, checkingPolicies: false).plan(options.store, timeout: 5)
+                .plan
         } catch {
             var ending = global.fail((error as? PlanningFailure) ?? GlobalOptions.planningFailure(Outcome(error)))
             // status answers in its own report whatever the outcome; the error object sits inside it.
@@ -55,12 +61,13 @@ struct Status: MigrateCommand {
             : Outcome(
                 .migrationNeeded,
                 """
-                \(options.store): \(plan.model) version \(plan.sourceVersion), migration to \(plan.targetVersion) needed \
-                (\(plan.allSteps.count) steps)
+                \(options.store): \(plan.model) version \(plan.sourceVersion), migration to \(plan.targetVersion) \
+                needed (\(plan.allSteps.count) steps)
                 """)
         let missing = plan.missingPolicies(known: Set(MigrateTool.policies.names))
         if global.json {
-            try Output.json(Report(store: options.store, outcome: outcome, plan: plan, missingPolicies: missing.map(\.policy)))
+            try Output.json(
+                Report(store: options.store, outcome: outcome, plan: plan, missingPolicies: missing.map(\.policy)))
         } else {
             Output.out(outcome.message)
             for (policy, file) in missing { Output.err(GlobalOptions.missingPolicyWarning(policy, file: file)) }

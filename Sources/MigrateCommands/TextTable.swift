@@ -4,7 +4,11 @@ import Foundation
 enum TextTable {
     static func render(header: [String], rows: [[String]]) -> [String] {
         var widths = header.map(\.count)
-        for row in rows { for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) } }
+        for row in rows {
+            for (index, cell) in row.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], cell.count)
+            }
+        }
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { index, cell in
                 index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)

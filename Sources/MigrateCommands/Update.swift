@@ -7,17 +7,19 @@ struct Update: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Set attributes of every object a predicate selects, in one transaction (NSBatchUpdateRequest).",
         discussion: """
-            Values are expressions in Core Data's syntax over the object (visits + 1, lowercase:(email), nil) and are checked \
-            against the model (type, required, min/max, uniqueness); Z_OPT goes up by one on every updated object. \
-            Exit 0; 1 when the model refuses the new values (nothing changed); 3 when the store needs a migration first \
-            (a --dry-run runs at the version the store holds); \
-            5 when its version is unknown; 64 for a predicate, key or value that does not fit the model.
+            Values are expressions in Core Data's syntax over the object (visits + 1, lowercase:(email), nil) and are \
+            checked against the model (type, required, min/max, uniqueness); Z_OPT goes up by one on every updated \
+            object. Exit 0; 1 when the model refuses the new values (nothing changed); 3 when the store needs a \
+            migration first (a --dry-run runs at the version the store holds); 5 when its version is unknown; 64 for a \
+            predicate, key or value that does not fit the model.
             """)
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var options: BatchOptions
 
-    @Option(name: .customLong("set"), help: ArgumentHelp("KEY = EXPR; repeat for more attributes.", valueName: "assignment"))
+    @Option(
+        name: .customLong("set"), help: ArgumentHelp("KEY = EXPR; repeat for more attributes.", valueName: "assignment")
+    )
     var assignments: [String] = []
 
     func validate() throws {

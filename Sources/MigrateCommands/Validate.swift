@@ -9,10 +9,9 @@ struct Validate: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check model files and report every problem with file, line and column.",
         discussion: """
-            PATH is a folder of models, one model's folder or one version file (default: --models). Each valid model's mapping \
-            files (--migrations) are checked too: their names and versions, each file against the two versions it maps, and the names \
-            accepted-losses.yaml accepts. \
-            Exit 0 when valid, 1 otherwise.
+            PATH is a folder of models, one model's folder or one version file (default: --models). Each valid model's \
+            mapping files (--migrations) are checked too: their names and versions, each file against the two versions \
+            it maps, and the names accepted-losses.yaml accepts. Exit 0 when valid, 1 otherwise.
             """
     )
 
@@ -38,7 +37,9 @@ struct Validate: MigrateCommand {
 
     func run() throws {
         var result = ModelLoader.load(path: path ?? global.models)
-        var models = result.models.map { ModelReport(name: $0.name, path: $0.path, versions: $0.versions.map(\.version), valid: $0.compiled != nil) }
+        var models = result.models.map {
+            ModelReport(name: $0.name, path: $0.path, versions: $0.versions.map(\.version), valid: $0.compiled != nil)
+        }
         for (index, model) in result.models.enumerated() {
             guard let compiled = model.compiled else { continue }
             let (diagnostics, sources) = Self.checkMappingFiles(of: compiled, in: global.migrations)
@@ -53,7 +54,9 @@ struct Validate: MigrateCommand {
             models: models,
             diagnostics: result.diagnostics,
             error: hasErrors
-                ? .init(Outcome(.failed, "\(result.diagnostics.filter { $0.severity == .error }.count) errors in the models"))
+                ? .init(
+                    Outcome(
+                        .failed, "\(result.diagnostics.filter { $0.severity == .error }.count) errors in the models"))
                 : nil)
         if global.json {
             try Output.json(report)
@@ -64,7 +67,8 @@ struct Validate: MigrateCommand {
             let errors = result.diagnostics.filter { $0.severity == .error }.count
             let warnings = result.diagnostics.count - errors
             for model in report.models where model.valid {
-                Output.out("\(model.path): \(model.versions.count) version\(model.versions.count == 1 ? "" : "s") valid")
+                Output.out(
+                    "\(model.path): \(model.versions.count) version\(model.versions.count == 1 ? "" : "s") valid")
             }
             if errors > 0 {
                 Output.err("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
@@ -97,7 +101,9 @@ struct Validate: MigrateCommand {
         do {
             let losses = try AcceptedLosses.load(accept: [], migrationsFolder: folder, model: model.name)
             diagnostics += losses.unknownNames(in: model)
-            if let file = losses.file, let text = try? String(contentsOfFile: file, encoding: .utf8) { sources[file] = text }
+            if let file = losses.file, let text = try? String(contentsOfFile: file, encoding: .utf8) {
+                sources[file] = text
+            }
         } catch let error as DiagnosticsError {
             diagnostics += error.diagnostics
         } catch {

@@ -106,7 +106,9 @@ extension BinaryPropertyList {
 
         /// Numbers `value` and its descendants in pre-order and returns its index.
         mutating func flatten(_ value: PropertyListValue) -> Int {
-            if writesUIDs, case .dictionary(let entries) = value, entries.count == 1, case .integer(let uid)? = entries["CF$UID"], uid >= 0 {
+            if writesUIDs, case .dictionary(let entries) = value, entries.count == 1,
+                case .integer(let uid)? = entries["CF$UID"], uid >= 0
+            {
                 var bytes = withUnsafeBytes(of: UInt64(uid).bigEndian) { Array($0) }
                 while bytes.count > 1 && bytes[0] == 0 { bytes.removeFirst() }
                 return leaf([0x80 | UInt8(bytes.count - 1)] + bytes)
@@ -382,7 +384,8 @@ extension BinaryPropertyList {
                 let (start, count) = try payload(low, at: offset, unit: 1, noun: "data", units: "bytes", of: object)
                 return .data(Array(bytes[start..<start + count]))
             case 0x5:
-                let (start, count) = try payload(low, at: offset, unit: 1, noun: "ASCII string", units: "bytes", of: object)
+                let (start, count) = try payload(
+                    low, at: offset, unit: 1, noun: "ASCII string", units: "bytes", of: object)
                 let characters = bytes[start..<start + count]
                 if let bad = characters.first(where: { $0 >= 0x80 }) {
                     throw object.error(.invalidObject, "ASCII string contains byte \(hex(bad))")
@@ -394,11 +397,16 @@ extension BinaryPropertyList {
                 return .string(try utf16String(from: start, count: count, of: object))
             case 0x8:
                 guard readsUIDs else {
-                    throw object.error(.unsupportedObject, "UID is not supported (only NSKeyedArchiver archives use UIDs)")
+                    throw object.error(
+                        .unsupportedObject, "UID is not supported (only NSKeyedArchiver archives use UIDs)")
                 }
-                guard low < 8 else { throw object.error(.unsupportedObject, "UID of \(low + 1) bytes does not fit in 64 bits") }
+                guard low < 8 else {
+                    throw object.error(.unsupportedObject, "UID of \(low + 1) bytes does not fit in 64 bits")
+                }
                 let uid = try fixed(low + 1, at: offset + 1, what: "\(low + 1)-byte UID", of: object)
-                guard uid <= UInt64(Int64.max) else { throw object.error(.unsupportedObject, "UID does not fit in 64 bits") }
+                guard uid <= UInt64(Int64.max) else {
+                    throw object.error(.unsupportedObject, "UID does not fit in 64 bits")
+                }
                 return .dictionary(["CF$UID": .integer(Int64(uid))])
             case 0xA, 0xC:
                 return try parseArray(marker, at: offset, of: object)
@@ -410,7 +418,9 @@ extension BinaryPropertyList {
         }
 
         /// An array or a set (read as an array): its elements, each parsed once.
-        private mutating func parseArray(_ marker: UInt8, at offset: Int, of object: ObjectContext) throws(PropertyListError) -> PropertyListValue {
+        private mutating func parseArray(_ marker: UInt8, at offset: Int, of object: ObjectContext)
+            throws(PropertyListError) -> PropertyListValue
+        {
             let noun = marker >> 4 == 0xA ? "array" : "set"
             let (start, count) = try payload(
                 Int(marker & 0x0F), at: offset, unit: referenceSize, noun: noun, units: "references", of: object)
@@ -427,9 +437,12 @@ extension BinaryPropertyList {
 
         /// A dictionary: string keys (checked by marker before decoding, so a
         /// container key is never walked), then the values.
-        private mutating func parseDictionary(_ marker: UInt8, at offset: Int, of object: ObjectContext) throws(PropertyListError) -> PropertyListValue {
+        private mutating func parseDictionary(_ marker: UInt8, at offset: Int, of object: ObjectContext)
+            throws(PropertyListError) -> PropertyListValue
+        {
             let (start, count) = try payload(
-                Int(marker & 0x0F), at: offset, unit: 2 * referenceSize, noun: "dictionary", units: "entries", of: object)
+                Int(marker & 0x0F), at: offset, unit: 2 * referenceSize, noun: "dictionary", units: "entries",
+                of: object)
             try enter(object)
             defer { open.remove(object.index) }
             var entries: [String: PropertyListValue] = [:]
@@ -523,7 +536,9 @@ extension BinaryPropertyList {
             return (start, Int(count))
         }
 
-        private func utf16String(from start: Int, count: Int, of object: ObjectContext) throws(PropertyListError) -> String {
+        private func utf16String(from start: Int, count: Int, of object: ObjectContext) throws(PropertyListError)
+            -> String
+        {
             var codeUnits: [UInt16] = []
             codeUnits.reserveCapacity(count)
             for position in stride(from: start, to: start + 2 * count, by: 2) {

@@ -70,7 +70,8 @@ package enum ScratchFile {
     package static func owner(ofName name: String) -> (pid: Int32, start: UInt64, namespace: UInt64, purpose: String)? {
         guard let range = name.range(of: marker, options: .backwards) else { return nil }
         let parts = name[range.upperBound...].split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 5, let pid = Int32(parts[1]), pid > 0, let start = UInt64(parts[2]), let namespace = UInt64(parts[3])
+        guard parts.count == 5, let pid = Int32(parts[1]), pid > 0, let start = UInt64(parts[2]),
+            let namespace = UInt64(parts[3])
         else { return nil }
         let token = parts[4].split(separator: "-", maxSplits: 1).first ?? ""
         guard !token.isEmpty, token.allSatisfy(\.isHexDigit), !parts[0].isEmpty else { return nil }
@@ -109,7 +110,9 @@ package enum ScratchFile {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: listed) else { return [] }
         var removed: [Removed] = []
         for name in names.sorted() where name.contains(marker) {
-            guard let owner = owner(ofName: name), ownerIsGone(pid: owner.pid, start: owner.start, namespace: owner.namespace) else {
+            guard let owner = owner(ofName: name),
+                ownerIsGone(pid: owner.pid, start: owner.start, namespace: owner.namespace)
+            else {
                 continue
             }
             let path = folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
@@ -119,7 +122,9 @@ package enum ScratchFile {
         // SQLite's side files of a scratch store go with it, unnamed.
         let paths = Set(removed.map(\.path))
         removed.removeAll { entry in
-            ["-journal", "-wal", "-shm"].contains { entry.path.hasSuffix($0) && paths.contains(String(entry.path.dropLast($0.count))) }
+            ["-journal", "-wal", "-shm"].contains {
+                entry.path.hasSuffix($0) && paths.contains(String(entry.path.dropLast($0.count)))
+            }
         }
         if !removed.isEmpty { record.withLock { $0.append(contentsOf: removed) } }
         return removed

@@ -11,7 +11,9 @@ package enum SystemReason {
     package static func text(_ error: any Error) -> String {
         var current = error as NSError
         // On Linux the underlying error is held as a Swift `Error`, which `as? NSError` misses.
-        while current.domain != NSPOSIXErrorDomain, let underlying = current.userInfo[NSUnderlyingErrorKey] as? any Error {
+        while current.domain != NSPOSIXErrorDomain,
+            let underlying = current.userInfo[NSUnderlyingErrorKey] as? any Error
+        {
             current = underlying as NSError
         }
         return current.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32(current.code))) : "\(error)"

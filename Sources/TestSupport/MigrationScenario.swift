@@ -72,7 +72,9 @@ public final class MigrationScenario {
     /// Plans the migration of the store to `target` (default: the current version),
     /// along `path` (default: the planner's rule; `--path chain|direct`), with
     /// `--verify`'s steps when `verify`.
-    public func plan(to target: Int? = nil, path: MigrationPath.Preference = .automatic, verify: Bool = false) throws -> MigrationPlan {
+    public func plan(to target: Int? = nil, path: MigrationPath.Preference = .automatic, verify: Bool = false) throws
+        -> MigrationPlan
+    {
         try plan(PlanningOptions(target: target, path: path, verify: verify))
     }
 
@@ -80,7 +82,8 @@ public final class MigrationScenario {
     public func plan(_ options: PlanningOptions) throws -> MigrationPlan {
         let store = try Store.open(path: storePath)
         defer { try? store.close() }
-        return try MigrationPlanner(models: [try model()], migrationsFolder: migrationsFolder, options: options).plan(store: store)
+        return try MigrationPlanner(models: [try model()], migrationsFolder: migrationsFolder, options: options).plan(
+            store: store)
     }
 
     /// Plans and applies; returns the plan that was applied.
@@ -104,7 +107,9 @@ public final class MigrationScenario {
     /// and the ones not written yet, checked when planning); `verify` checks the
     /// whole store afterwards. Returns the plan that was applied.
     @discardableResult
-    public func migrate(to target: Int? = nil, policies catalog: PolicyCatalog, verify: Bool = true) throws -> MigrationPlan {
+    public func migrate(to target: Int? = nil, policies catalog: PolicyCatalog, verify: Bool = true) throws
+        -> MigrationPlan
+    {
         let store = try Store.open(path: storePath)
         var planner = MigrationPlanner(
             models: [try model()], migrationsFolder: migrationsFolder, knownPolicies: Set(catalog.names),

@@ -13,5 +13,6 @@ package enum NamingFixtures {
 
     /// `accounts` with a fifth attribute, `model`: the pair's join table moves to
     /// `blocks`, though the relationships are the same.
-    package static let accountsWithModel = accounts.replacingOccurrences(of: "rank: string? }", with: "rank: string?, model: string? }")
+    package static let accountsWithModel = accounts.replacingOccurrences(
+        of: "rank: string? }", with: "rank: string?, model: string? }")
 }

@@ -69,30 +69,47 @@ package enum ShopModel {
         _ = try scenario.withObjects { access in
             try access.insertAll { batch in
                 var source = 0
-                func add(_ entity: String, _ pk: Int64, _ values: [String: AttributeValue?], _ relationships: [String: [Int64]] = [:]) throws {
+                func add(
+                    _ entity: String, _ pk: Int64, _ values: [String: AttributeValue?],
+                    _ relationships: [String: [Int64]] = [:]
+                ) throws {
                     source += 1
-                    try batch.insert(entity, values: values, relationships: relationships, primaryKey: pk, source: source)
+                    try batch.insert(
+                        entity, values: values, relationships: relationships, primaryKey: pk, source: source)
                 }
                 try add("City", 1, ["name": .string("Oslo")])
                 try add("City", 2, ["name": .string("Bergen")])
-                try add("Product", 1, ["name": .string("Book"), "price": .decimal("12.50"), "pages": .string("12 pages")])
+                try add(
+                    "Product", 1, ["name": .string("Book"), "price": .decimal("12.50"), "pages": .string("12 pages")])
                 try add("Product", 2, ["name": .string("Pen"), "price": .decimal("1.20")])
-                try add("FavoriteProduct", 3, ["name": .string("Lamp"), "price": .decimal("30.00"), "pages": .string("n/a"), "addedAt": .date(500)])
+                try add(
+                    "FavoriteProduct", 3,
+                    [
+                        "name": .string("Lamp"), "price": .decimal("30.00"), "pages": .string("n/a"),
+                        "addedAt": .date(500),
+                    ])
                 try add(
                     "Customer", 1,
                     [
-                        "name": .string("Ann"), "email": .string("ANN@EXAMPLE.COM"), "visits": .integer(12), "vip": .boolean(true),
+                        "name": .string("Ann"), "email": .string("ANN@EXAMPLE.COM"), "visits": .integer(12),
+                        "vip": .boolean(true),
                         "joinedAt": .date(100),
                     ], ["city": [1], "wishlist": [3]])
-                try add("Customer", 2, ["name": .string("Bob"), "email": .string("bob@example.com"), "visits": .integer(3)], ["city": [1]])
+                try add(
+                    "Customer", 2,
+                    ["name": .string("Bob"), "email": .string("bob@example.com"), "visits": .integer(3)], ["city": [1]])
                 try add(
                     "Customer", 3,
                     [
                         "name": .string("Çelik"), "email": .string("celik@example.com"), "visits": .integer(40),
                         "note": .string("Été"),
                     ], ["city": [2]])
-                try add("Customer", 4, ["name": .string("dan"), "email": .string("dan@example.com"), "visits": .integer(0)], ["wishlist": [1, 3]])
-                try add("Order", 1, ["number": .string("A-1"), "total": .double(10.5)], ["customer": [1], "items": [1, 2]])
+                try add(
+                    "Customer", 4,
+                    ["name": .string("dan"), "email": .string("dan@example.com"), "visits": .integer(0)],
+                    ["wishlist": [1, 3]])
+                try add(
+                    "Order", 1, ["number": .string("A-1"), "total": .double(10.5)], ["customer": [1], "items": [1, 2]])
                 try add("Order", 2, ["number": .string("A-2"), "total": .double(99)], ["customer": [1], "items": [3]])
                 try add("Order", 3, ["number": .string("B-1"), "total": .double(5)], ["customer": [2], "items": [1]])
             }

@@ -76,7 +76,11 @@ package enum StockStore {
             for i in 1...items {
                 let item = item(i)
                 try access.insert(
-                    "Item", values: ["name": .string(item.name), "value": .integer(item.value), "note": item.note.map { .string($0) }],
+                    "Item",
+                    values: [
+                        "name": .string(item.name), "value": .integer(item.value),
+                        "note": item.note.map { .string($0) },
+                    ],
                     relationships: ["owner": [item.owner]])
             }
         }
@@ -98,7 +102,9 @@ package enum StockStore {
         package var items: Int64
         package var checksum: UInt64
 
-        package var description: String { "version \(version), \(owners) owners, \(items) items, checksum \(String(checksum, radix: 16))" }
+        package var description: String {
+            "version \(version), \(owners) owners, \(items) items, checksum \(String(checksum, radix: 16))"
+        }
     }
 
     /// Reads the store at `path` read-only (recovering a crashed writer's journal,
@@ -126,7 +132,9 @@ package enum StockStore {
                     """)
             }
         }
-        return Summary(version: version.version, owners: try access.count("Owner"), items: try access.count("Item"), checksum: checksum.value)
+        return Summary(
+            version: version.version, owners: try access.count("Owner"), items: try access.count("Item"),
+            checksum: checksum.value)
     }
 
     /// What a store made by `create(path:items:)` holds at `version`, computed from
@@ -136,9 +144,15 @@ package enum StockStore {
         for i in 1...items {
             let item = item(i)
             if version == 1 {
-                checksum.add("\(i)|\(item.name)|\(AttributeValue.integer(item.value))|\(item.note ?? "-")|\(item.owner)")
+                checksum.add(
+                    "\(i)|\(item.name)|\(AttributeValue.integer(item.value))|\(item.note ?? "-")|\(item.owner)")
             } else {
-                checksum.add("\(i)|\(item.name)|\(AttributeValue.double(Double(item.value)))|\(AttributeValue.integer(7))|\(item.owner)")
+                checksum.add(
+                    """
+                    \(i)|\(item.name)|\(AttributeValue.double(Double(item.value)))|\(AttributeValue.integer(7))|\
+                    \(item.owner)
+                    """
+                )
             }
         }
         return Summary(version: version, owners: Int64(owners), items: Int64(items), checksum: checksum.value)

@@ -11,7 +11,9 @@ public enum StoreDump {
         let connection = try Connection(path: path, mode: .readOnly)
         defer { try? connection.close() }
         var lines: [String] = []
-        let schema = try connection.prepare("SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema ORDER BY type, name").rows()
+        let schema = try connection.prepare(
+            "SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema ORDER BY type, name"
+        ).rows()
         for row in schema {
             lines.append(row.map { $0.string ?? "\($0)" }.joined(separator: " | "))
         }

@@ -33,7 +33,8 @@ public enum TestModels {
     /// without its `model:` and `version:` lines, which are added. Throws the
     /// loader's diagnostics when the text is not a valid model.
     public static func compile(_ name: String, versions: [String]) throws -> CompiledModel {
-        try TestCache.shared.model("text:\(name)\u{0}" + versions.joined(separator: "\u{0}")) { () throws -> CompiledModel in
+        try TestCache.shared.model("text:\(name)\u{0}" + versions.joined(separator: "\u{0}")) {
+            () throws -> CompiledModel in
             let directory = try TemporaryDirectory(prefix: "mm-model")
             defer { directory.remove() }
             for (offset, text) in versions.enumerated() {
@@ -66,7 +67,9 @@ extension TemporaryDirectory {
 
     /// Creates a store of a one-version model written inline (see
     /// `TestModels.compile(_:_:)`); returns the open store and the compiled version.
-    public func createStore(_ name: String = "store.sqlite", model: String, yaml: String) throws -> (store: Store, version: CompiledVersion) {
+    public func createStore(_ name: String = "store.sqlite", model: String, yaml: String) throws -> (
+        store: Store, version: CompiledVersion
+    ) {
         let version = try TestModels.compile(model, yaml)
         return (try createStore(name, version: version), version)
     }

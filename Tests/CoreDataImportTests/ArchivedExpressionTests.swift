@@ -29,32 +29,54 @@ import Testing
         #expect(try format { $0.keyPath("name", on: nil) } == "name")
         // A key spelling a keyword is escaped; a collection operator is kept.
         #expect(try format { $0.source("order.in") } == "$source.order.#in")
-        #expect(try format { $0.source("countries.@distinctUnionOfSets.moods") } == "$source.countries.@distinctUnionOfSets.moods")
+        #expect(
+            try format { $0.source("countries.@distinctUnionOfSets.moods") }
+                == "$source.countries.@distinctUnionOfSets.moods")
     }
 
     @Test func functionsOfThePolicyAndTheManager() throws {
         let policy = try format { a in
-            a.function("defaultIsActiveForBundleID:team:", on: a.variable("entityPolicy"), [a.source("bundleIdentifier"), a.source("team")])
+            a.function(
+                "defaultIsActiveForBundleID:team:", on: a.variable("entityPolicy"),
+                [a.source("bundleIdentifier"), a.source("team")])
         }
-        #expect(policy == "FUNCTION($entityPolicy, 'defaultIsActiveForBundleID:team:', $source.bundleIdentifier, $source.team)")
-        #expect(try format { a in a.function("migrateIdentifier", on: a.variable("entityPolicy"), []) } == "FUNCTION($entityPolicy, 'migrateIdentifier')")
+        #expect(
+            policy
+                == "FUNCTION($entityPolicy, 'defaultIsActiveForBundleID:team:', $source.bundleIdentifier, $source.team)"
+        )
+        #expect(
+            try format { a in a.function("migrateIdentifier", on: a.variable("entityPolicy"), []) }
+                == "FUNCTION($entityPolicy, 'migrateIdentifier')")
         let manager = try format { a in
             a.function(
                 "destinationInstancesForEntityMappingNamed:sourceInstances:", on: a.variable("manager"),
                 [a.constant("PersonToPerson"), a.source("owner")])
         }
-        #expect(manager == "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'PersonToPerson', $source.owner)")
+        #expect(
+            manager
+                == """
+                FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'PersonToPerson', \
+                $source.owner)
+                """
+        )
     }
 
     @Test func builtInFunctions() throws {
-        #expect(try format { a in a.function("lowercase:", on: nil, [a.source("email")]) } == "lowercase:($source.email)")
-        #expect(try format { a in a.function("add:to:", on: nil, [a.source("visits"), a.constant(.integer(1))]) } == "($source.visits + 1)")
+        #expect(
+            try format { a in a.function("lowercase:", on: nil, [a.source("email")]) } == "lowercase:($source.email)")
+        #expect(
+            try format { a in a.function("add:to:", on: nil, [a.source("visits"), a.constant(.integer(1))]) }
+                == "($source.visits + 1)")
         #expect(try format { a in a.function("now", on: nil, []) } == "now()")
         #expect(
             try format { a in a.function("castObject:toType:", on: nil, [a.source("pages"), a.constant("NSNumber")]) }
                 == "CAST($source.pages, 'NSNumber')")
         #expect(
-            try format { a in a.object("NSAggregateExpression", ["NSCollection": a.array([a.constant(.integer(1)), a.constant(.integer(2))])]) }
+            try format { a in
+                a.object(
+                    "NSAggregateExpression",
+                    ["NSCollection": a.array([a.constant(.integer(1)), a.constant(.integer(2))])])
+            }
                 == "{1, 2}")
     }
 
@@ -75,8 +97,8 @@ import Testing
         }
         #expect(
             compound == """
-                TERNARY(($source.name CONTAINS[cd] ' ') AND ((ANY $source.orders.total >= 100) OR (NOT ($source.mail == nil))), \
-                uppercase:($source.name), $source.name)
+                TERNARY(($source.name CONTAINS[cd] ' ') AND ((ANY $source.orders.total >= 100) OR (NOT ($source.mail \
+                == nil))), uppercase:($source.name), $source.name)
                 """)
         #expect(
             try format { a in
@@ -84,7 +106,8 @@ import Testing
             } == "TERNARY(TRUEPREDICATE, 1, 2)")
         // A part the format has no text for is named, never dropped.
         let archive = ExpressionArchive()
-        let root = archive.ternary(archive.object("NSBlockPredicate", [:]), archive.constant(.integer(1)), archive.constant(.integer(2)))
+        let root = archive.ternary(
+            archive.object("NSBlockPredicate", [:]), archive.constant(.integer(1)), archive.constant(.integer(2)))
         let expression = try ArchivedExpression.decode(archive.bytes(root))
         #expect(expression.unsupportedParts == ["NSBlockPredicate"])
         #expect(expression.format == "TERNARY(<NSBlockPredicate>, 1, 2)")
@@ -96,7 +119,9 @@ import Testing
     @Test(arguments: [(1, "[c]"), (2, "[d]"), (3, "[cd]"), (4, "[n]"), (8, "[l]"), (12, "[nl]")])
     func comparisonOptions(bits: Int, written: String) throws {
         let text = try format { a in
-            a.ternary(a.comparison(a.source("name"), 4, a.constant("x"), options: Int64(bits)), a.constant(.integer(1)), a.constant(.integer(2)))
+            a.ternary(
+                a.comparison(a.source("name"), 4, a.constant("x"), options: Int64(bits)), a.constant(.integer(1)),
+                a.constant(.integer(2)))
         }
         #expect(text == "TERNARY($source.name ==\(written) 'x', 1, 2)")
     }

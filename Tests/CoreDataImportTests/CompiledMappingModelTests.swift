@@ -35,7 +35,8 @@ import Testing
     /// (a ternary, a relationship through `$manager`), an Add mapping for Tag.
     static func archive(hash: [UInt8]) -> [UInt8] {
         let a = ExpressionArchive()
-        let note = a.ternary(a.comparison(a.source("total"), 2, a.constant(.integer(10))), a.constant("big"), a.source("note"))
+        let note = a.ternary(
+            a.comparison(a.source("total"), 2, a.constant(.integer(10))), a.constant("big"), a.source("note"))
         let client = a.object(
             "NSEntityMapping",
             [
@@ -85,7 +86,8 @@ import Testing
         defer { folder.remove() }
         let converter = try MappingModelConverterTests.converter(in: folder)
         let hash = [UInt8](repeating: 7, count: 32)
-        let model = try XcodeMappingModel.parseCompiled(Self.archive(hash: hash), cdm: "M/ShopToShop2.cdm", path: "M/ShopToShop2.cdm")
+        let model = try XcodeMappingModel.parseCompiled(
+            Self.archive(hash: hash), cdm: "M/ShopToShop2.cdm", path: "M/ShopToShop2.cdm")
         #expect(model.entityMappings.map(\.effectiveName) == ["CustomerToClient", "OrderToOrder", "Tag"])
         #expect(model.entityMappings.map(\.mappingType) == ["Transform", "Copy", "Add"])
         #expect(model.entityMappings.map(\.filterPredicate) == ["visits > 0", nil, nil])
@@ -136,14 +138,18 @@ import Testing
         #expect {
             try XcodeMappingModel.parseCompiled([1, 2, 3], cdm: "M/X.cdm", path: "M/X.cdm")
         } throws: { error in
-            (error as? ImportError)?.problems == ["M/X.cdm: not an NSKeyedArchiver archive (a compiled mapping model is one)"]
+            (error as? ImportError)?.problems == [
+                "M/X.cdm: not an NSKeyedArchiver archive (a compiled mapping model is one)"
+            ]
         }
         let a = ExpressionArchive()
         let bytes = a.bytes(a.constant("x"))
         #expect {
             try XcodeMappingModel.parseCompiled(bytes, cdm: "M/X.cdm", path: "M/X.cdm")
         } throws: { error in
-            (error as? ImportError)?.problems == ["M/X.cdm: the archive's root is NSConstantValueExpression, not an NSMappingModel"]
+            (error as? ImportError)?.problems == [
+                "M/X.cdm: the archive's root is NSConstantValueExpression, not an NSMappingModel"
+            ]
         }
     }
 }

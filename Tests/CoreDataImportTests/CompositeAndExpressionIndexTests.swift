@@ -15,21 +15,25 @@ import Testing
     /// naming its composite, a composite nested in another; expression index elements).
     static let places = """
         <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="22158.8" systemVersion="23A5257q" \
-        minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="22158.8" \
+        systemVersion="23A5257q" minimumToolsVersion="Automatic" sourceLanguage="Swift" \
+        userDefinedModelVersionIdentifier="">
             <entity name="Place" representedClassName="Place" syncable="YES" codeGenerationType="class">
                 <attribute name="location" optional="YES" attributeType="Composite" composite="Location"/>
                 <attribute name="name" optional="YES" attributeType="String"/>
                 <fetchIndex name="byLowerName">
-                    <fetchIndexElement expression="lowercase:(name)" expressionType="String" type="Binary" order="ascending"/>
+                    <fetchIndexElement expression="lowercase:(name)" expressionType="String" type="Binary" \
+        order="ascending"/>
                 </fetchIndex>
                 <fetchIndex name="byNamePath">
                     <fetchIndexElement expression="name" expressionType="String" type="Binary" order="descending"/>
                 </fetchIndex>
             </entity>
             <composite name="Location">
-                <attribute name="latitude" optional="YES" attributeType="Double" defaultValueString="0.0" usesScalarValueType="YES"/>
-                <attribute name="longitude" optional="YES" attributeType="Double" defaultValueString="0.0" usesScalarValueType="YES"/>
+                <attribute name="latitude" optional="YES" attributeType="Double" defaultValueString="0.0" \
+        usesScalarValueType="YES"/>
+                <attribute name="longitude" optional="YES" attributeType="Double" defaultValueString="0.0" \
+        usesScalarValueType="YES"/>
                 <attribute name="address" optional="YES" attributeType="Composite" composite="Address"/>
             </composite>
             <composite name="Address">
@@ -66,8 +70,14 @@ import Testing
                 "      location: { type: composite, composite: Location, optional: true }",
                 "      name: string?",
                 "    indexes:",
-                #"      - { name: byLowerName, properties: [{ expression: "lowercase:(name)", expressionType: "String" }] }"#,
-                #"      - { name: byNamePath, properties: [{ expression: "name", expressionType: "String", order: descending }] }"#,
+                #"""
+                      - { name: byLowerName, properties: [{ expression: "lowercase:(name)", expressionType: \#
+                "String" }] }
+                """#,
+                #"""
+                      - { name: byNamePath, properties: [{ expression: "name", expressionType: "String", order: \#
+                descending }] }
+                """#,
             ])
         #expect(version.composites.map(\.name) == ["Location", "Address"])
         let index = try #require(version.entities.first?.indexes.last?.elements.first)
@@ -84,8 +94,16 @@ import Testing
         let original = try XMLTreeBuilder.parse(Data(Self.places.utf8))
         let back = try XMLTreeBuilder.parse(Data(exported.utf8))
         #expect(XcodeFidelityTests.differences(original, back) == [])
-        #expect(exported.contains(#"        <attribute name="address" optional="YES" attributeType="Composite" composite="Address"/>"#))
-        #expect(exported.contains(#"            <fetchIndexElement expression="lowercase:(name)" expressionType="String" type="Binary" order="ascending"/>"#))
+        #expect(
+            exported.contains(
+                #"        <attribute name="address" optional="YES" attributeType="Composite" composite="Address"/>"#))
+        #expect(
+            exported.contains(
+                #"""
+                            <fetchIndexElement expression="lowercase:(name)" expressionType="String" type="Binary" \#
+                order="ascending"/>
+                """#
+            ))
     }
 
     /// `-[NSCompositeAttributeDescription _versionHash:inStyle:]`: SHA-256 over the
@@ -98,8 +116,11 @@ import Testing
         _ = try XcodeFidelityTests.imported(Self.places, in: directory)
         let version = try #require(try ModelLoader.loadModel(path: directory.file("Models/App")).versions.first)
         let place = try #require(version.entity(named: "Place"))
-        #expect(place.attribute(named: "location")?.versionHash.hex == "4e73fe9de153dfc0166045883bd2d2276d657bba8ba7bce6409efc36d09dd7d6")
-        #expect(version.versionHashes["Place"]?.hex == "13bdfdd6f2cb9951d4dc0674615eed5ba1d3ac78cfaa7f9fb263bcbac91c249a")
+        #expect(
+            place.attribute(named: "location")?.versionHash.hex
+                == "4e73fe9de153dfc0166045883bd2d2276d657bba8ba7bce6409efc36d09dd7d6")
+        #expect(
+            version.versionHashes["Place"]?.hex == "13bdfdd6f2cb9951d4dc0674615eed5ba1d3ac78cfaa7f9fb263bcbac91c249a")
         // No column for the composite; the key-path expression indexes its column, the
         // function expression nothing.
         let table = try #require(version.layout.tables.first { $0.name == "ZPLACE" })
@@ -118,7 +139,8 @@ import Testing
         let loaded = ModelLoader.load(path: directory.file("Models/App"))
         #expect(
             loaded.diagnostics.filter { $0.severity == .warning }.map(\.message) == [
-                "entity 'Place': index 'byLowerName': the expression 'lowercase:(name)' is kept for Xcode but not indexed here: "
+                "entity 'Place': index 'byLowerName': the expression 'lowercase:(name)' is kept for Xcode but not "
+                    + "indexed here: "
                     + "only an expression that is a key path has a known SQL form (its column)"
             ])
         let version = try #require(try ModelLoader.loadModel(path: directory.file("Models/App")).versions.first)
@@ -129,8 +151,11 @@ import Testing
         } catch {
             #expect(error.kind == .unsupportedModel)
             #expect(
-                error.message == "version 1 of App has composite attributes (Place.location): how Core Data stores them in SQLite "
-                    + "is not proven by any store at hand, so this toolkit does not create, migrate or read stores of this version "
+                error.message
+                    == "version 1 of App has composite attributes (Place.location): how Core Data stores them in "
+                    + "SQLite "
+                    + "is not proven by any store at hand, so this toolkit does not create, migrate or read stores of "
+                    + "this version "
                     + "(import, export, validate and compile work)")
         }
         #expect(!FileManager.default.fileExists(atPath: path))

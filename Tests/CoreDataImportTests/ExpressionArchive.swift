@@ -13,7 +13,10 @@ final class ExpressionArchive {
     }
 
     func object(_ name: String, _ fields: [String: PropertyListValue]) -> PropertyListValue {
-        let uid = classes[name] ?? add(.dictionary(["$classname": .string(name), "$classes": .array([.string(name), .string("NSObject")])]))
+        let uid =
+            classes[name]
+            ?? add(
+                .dictionary(["$classname": .string(name), "$classes": .array([.string(name), .string("NSObject")])]))
         classes[name] = uid
         var fields = fields
         fields["$class"] = uid
@@ -25,11 +28,14 @@ final class ExpressionArchive {
     }
 
     func date(_ seconds: Double) -> PropertyListValue {
-        object("NSConstantValueExpression", ["NSConstantValue": object("NSDate", ["NS.time": .real(seconds)]), "NSExpressionType": .integer(0)])
+        object(
+            "NSConstantValueExpression",
+            ["NSConstantValue": object("NSDate", ["NS.time": .real(seconds)]), "NSExpressionType": .integer(0)])
     }
 
     func null() -> PropertyListValue {
-        object("NSConstantValueExpression", ["NSConstantValue": object("NSNull", [:]), "NSExpressionType": .integer(0)])
+        object(
+            "NSConstantValueExpression", ["NSConstantValue": object("NSNull", [:]), "NSExpressionType": .integer(0)])
     }
 
     func variable(_ name: String) -> PropertyListValue {
@@ -42,9 +48,11 @@ final class ExpressionArchive {
 
     /// `$variable.key.path` as Xcode archives it: `valueForKeyPath:` on the variable.
     func keyPath(_ path: String, on base: PropertyListValue?) -> PropertyListValue {
-        let specifier = object("NSKeyPathSpecifierExpression", ["NSKeyPath": add(.string(path)), "NSExpressionType": .integer(10)])
+        let specifier = object(
+            "NSKeyPathSpecifierExpression", ["NSKeyPath": add(.string(path)), "NSExpressionType": .integer(10)])
         var fields: [String: PropertyListValue] = [
-            "NSSelectorName": add(.string("valueForKeyPath:")), "NSExpressionType": .integer(4), "NSArguments": array([specifier], mutable: true),
+            "NSSelectorName": add(.string("valueForKeyPath:")), "NSExpressionType": .integer(4),
+            "NSArguments": array([specifier], mutable: true),
         ]
         if let base { fields["NSOperand"] = base }
         return object("NSKeyPathExpression", fields)
@@ -52,7 +60,9 @@ final class ExpressionArchive {
 
     func source(_ path: String) -> PropertyListValue { keyPath(path, on: variable("source")) }
 
-    func function(_ selector: String, on operand: PropertyListValue?, _ arguments: [PropertyListValue]) -> PropertyListValue {
+    func function(_ selector: String, on operand: PropertyListValue?, _ arguments: [PropertyListValue])
+        -> PropertyListValue
+    {
         var fields: [String: PropertyListValue] = [
             "NSSelectorName": add(.string(selector)), "NSExpressionType": .integer(4), "NSArguments": array(arguments),
         ]
@@ -69,27 +79,35 @@ final class ExpressionArchive {
         let op = object(
             type == 4 || type == 5 ? "NSEqualityPredicateOperator" : "NSComparisonPredicateOperator",
             [
-                "NSOperatorType": .integer(type), "NSModifier": .integer(modifier), "NSVariant": .integer(type), "NSOptions": .integer(options),
+                "NSOperatorType": .integer(type), "NSModifier": .integer(modifier), "NSVariant": .integer(type),
+                "NSOptions": .integer(options),
             ])
-        return object("NSComparisonPredicate", ["NSLeftExpression": left, "NSRightExpression": right, "NSPredicateOperator": op])
+        return object(
+            "NSComparisonPredicate", ["NSLeftExpression": left, "NSRightExpression": right, "NSPredicateOperator": op])
     }
 
     /// `NSCompoundPredicate`: type 0 NOT, 1 AND, 2 OR.
     func compound(_ type: Int64, _ subpredicates: [PropertyListValue]) -> PropertyListValue {
-        object("NSCompoundPredicate", ["NSCompoundPredicateType": .integer(type), "NSSubpredicates": array(subpredicates)])
+        object(
+            "NSCompoundPredicate", ["NSCompoundPredicateType": .integer(type), "NSSubpredicates": array(subpredicates)])
     }
 
     /// `NSTernaryExpression` (type 20): `NSPredicate`, `NSTrueExpression`, `NSFalseExpression`.
-    func ternary(_ predicate: PropertyListValue, _ then: PropertyListValue, _ otherwise: PropertyListValue) -> PropertyListValue {
+    func ternary(_ predicate: PropertyListValue, _ then: PropertyListValue, _ otherwise: PropertyListValue)
+        -> PropertyListValue
+    {
         object(
             "NSTernaryExpression",
             [
-                "NSPredicate": predicate, "NSTrueExpression": then, "NSFalseExpression": otherwise, "NSExpressionType": .integer(20),
+                "NSPredicate": predicate, "NSTrueExpression": then, "NSFalseExpression": otherwise,
+                "NSExpressionType": .integer(20),
             ])
     }
 
     func dictionary(_ entries: [(String, PropertyListValue)]) -> PropertyListValue {
-        object("NSDictionary", ["NS.keys": .array(entries.map { add(.string($0.0)) }), "NS.objects": .array(entries.map { add($0.1) })])
+        object(
+            "NSDictionary",
+            ["NS.keys": .array(entries.map { add(.string($0.0)) }), "NS.objects": .array(entries.map { add($0.1) })])
     }
 
     /// The archive's bytes with `root` at its root.

@@ -25,12 +25,16 @@ import Testing
         "'privacy'", "'it\\'s \\\\ here\\n'", "42", "-7", "2.5", "-0.25", "YES", "NO", "nil", "CAST(86400.0, 'NSDate')",
         "CAST(-3600.0, 'NSDate')", "{1, 'two', nil}",
         // built-in functions and arithmetic
-        "lowercase:($source.email)", "($source.visits + 1)", "($source.a - $source.b)", "($source.a * 2)", "($source.a / 2.5)",
+        "lowercase:($source.email)", "($source.visits + 1)", "($source.a - $source.b)", "($source.a * 2)",
+        "($source.a / 2.5)",
         "now()", "CAST($source.pages, 'NSNumber')", "modulus:by:($source.a, 3)", "trim:($source.name)",
         // FUNCTION calls: the policy, the manager, a value's NSString method, an index
         "FUNCTION($entityPolicy, 'migrateIdentifier')",
         "FUNCTION($entityPolicy, 'defaultIsActiveForBundleID:team:', $source.bundleIdentifier, $source.team)",
-        "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'PersonToPerson', $source.owner)",
+        """
+        FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'PersonToPerson', \
+        $source.owner)
+        """,
         "FUNCTION($source.name, 'stringByReplacingOccurrencesOfString:withString:', ' ', '-')",
         "FUNCTION($source.fullName, 'componentsSeparatedByString:', ' ')[FIRST]",
         "FUNCTION($source.fullName, 'componentsSeparatedByString:', ' ')[LAST]",
@@ -41,12 +45,15 @@ import Testing
         "FUNCTION('a b', 'componentsSeparatedByString:', ' ')[LAST]",
         // TERNARY with each predicate form
         "TERNARY($source.visits > 10, 'gold', nil)",
-        "TERNARY(($source.name CONTAINS[cd] ' ') AND ((ANY $source.orders.total >= 100) OR (NOT ($source.mail == nil))), "
+        "TERNARY(($source.name CONTAINS[cd] ' ') AND ((ANY $source.orders.total >= 100) OR (NOT ($source.mail == "
+            + "nil))), "
             + "uppercase:($source.name), $source.name)",
-        "TERNARY(TRUEPREDICATE, 1, 2)", "TERNARY(FALSEPREDICATE, 1, 2)", "TERNARY(ALL $source.tags.name BEGINSWITH[c] 'a', 1, 0)",
+        "TERNARY(TRUEPREDICATE, 1, 2)", "TERNARY(FALSEPREDICATE, 1, 2)",
+        "TERNARY(ALL $source.tags.name BEGINSWITH[c] 'a', 1, 0)",
         "TERNARY($source.name LIKE 'a*', 1, 0)", "TERNARY($source.name MATCHES '[0-9]+', 1, 0)",
         "TERNARY($source.name ENDSWITH[d] 'e', 1, 0)", "TERNARY($source.rank IN {1, 2}, 1, 0)",
-        "TERNARY($source.rank BETWEEN {1, 5}, 1, 0)", "TERNARY($source.a != $source.b, 1, 0)", "TERNARY($source.a <= 2, 1, 0)",
+        "TERNARY($source.rank BETWEEN {1, 5}, 1, 0)", "TERNARY($source.a != $source.b, 1, 0)",
+        "TERNARY($source.a <= 2, 1, 0)",
         "TERNARY($source.a < 2, 1, 0)",
         // [n] and [l] (NSComparisonPredicate.Options 4 and 8) are kept, with [c] and [d]
         "TERNARY($source.name CONTAINS[n] 'x', 1, 0)", "TERNARY($source.name ==[cdl] 'x', 1, 0)",
@@ -59,7 +66,9 @@ import Testing
 
     /// What has another spelling in Foundation comes back in Foundation's.
     @Test func foundationsOwnSpellings() throws {
-        #expect(try roundTrip("TERNARY(NONE $source.tags.name == 'x', 1, 0)") == "TERNARY(NOT (ANY $source.tags.name == 'x'), 1, 0)")
+        #expect(
+            try roundTrip("TERNARY(NONE $source.tags.name == 'x', 1, 0)")
+                == "TERNARY(NOT (ANY $source.tags.name == 'x'), 1, 0)")
         #expect(try roundTrip("-$source.balance") == "(0 - $source.balance)")
         #expect(try roundTrip("CAST('inf', 'NSNumber')") == "CAST('inf', 'NSNumber')")
         #expect(try roundTrip("$source.a + $source.b * 2") == "($source.a + ($source.b * 2))")
@@ -78,17 +87,25 @@ import Testing
         }
         func uid(_ n: Int64) -> PropertyListValue { .dictionary(["CF$UID": .integer(n)]) }
         func type(_ name: String, _ supers: [String]) -> PropertyListValue {
-            .dictionary(["$classname": .string(name), "$classes": .array(([name] + supers + ["NSObject"]).map { .string($0) })])
+            .dictionary([
+                "$classname": .string(name), "$classes": .array(([name] + supers + ["NSObject"]).map { .string($0) }),
+            ])
         }
         let expected: [PropertyListValue] = [
             .string("$null"),
-            .dictionary(["NSOperand": uid(3), "NSSelectorName": uid(2), "NSExpressionType": .integer(4), "NSArguments": uid(6), "$class": uid(18)]),
+            .dictionary([
+                "NSOperand": uid(3), "NSSelectorName": uid(2), "NSExpressionType": .integer(4), "NSArguments": uid(6),
+                "$class": uid(18),
+            ]),
             .string("migrateSaveStateType:"),
             .dictionary(["NSVariable": uid(4), "NSExpressionType": .integer(2), "$class": uid(5)]),
             .string("entityPolicy"),
             type("NSVariableExpression", ["NSExpression"]),
             .dictionary(["NS.objects": .array([uid(7)]), "$class": uid(17)]),
-            .dictionary(["NSOperand": uid(9), "NSSelectorName": uid(8), "NSExpressionType": .integer(4), "NSArguments": uid(11), "$class": uid(16)]),
+            .dictionary([
+                "NSOperand": uid(9), "NSSelectorName": uid(8), "NSExpressionType": .integer(4), "NSArguments": uid(11),
+                "$class": uid(16),
+            ]),
             .string("valueForKeyPath:"),
             .dictionary(["NSVariable": uid(10), "NSExpressionType": .integer(2), "$class": uid(5)]),
             .string("source"),
@@ -111,12 +128,21 @@ import Testing
     /// class name; a constant `nil` is `$null`.
     @Test func builtInOperandAndNil() throws {
         let bytes = ExpressionArchiver.archive(ArchivedExpression(try PredicateParser.expression("lowercase:(nil)")))
-        guard case .dictionary(let root) = try BinaryPropertyList.decodeArchive(bytes), case .array(let objects)? = root["$objects"] else {
+        guard case .dictionary(let root) = try BinaryPropertyList.decodeArchive(bytes),
+            case .array(let objects)? = root["$objects"]
+        else {
             Issue.record("not an archive")
             return
         }
         #expect(objects.contains(.string("_NSPredicateUtilities")))
-        #expect(objects.contains { if case .dictionary(let d) = $0 { d["NSConstantValue"] == .dictionary(["CF$UID": .integer(0)]) } else { false } })
+        #expect(
+            objects.contains {
+                if case .dictionary(let d) = $0 {
+                    d["NSConstantValue"] == .dictionary(["CF$UID": .integer(0)])
+                } else {
+                    false
+                }
+            })
     }
 
     /// Random expression trees: archived and read back, and written and parsed back.
@@ -143,17 +169,24 @@ import Testing
             case 5: return .constant(.date(Double(Int.random(in: -100...100, using: &random)) * 3600))
             case 6: return .variable(["source", "manager", "entityPolicy"].randomElement(using: &random)!)
             default:
-                let path = (0..<Int.random(in: 1...3, using: &random)).map { _ in ["name", "owner", "visits", "in"].randomElement(using: &random)! }
+                let path = (0..<Int.random(in: 1...3, using: &random)).map { _ in
+                    ["name", "owner", "visits", "in"].randomElement(using: &random)!
+                }
                 return .keyPath(base: .variable("source"), components: path)
             }
         }
         func sub() -> ArchivedExpression { expression(depth: depth - 1, &random) }
         switch Int.random(in: 0..<5, using: &random) {
         case 0:
-            let selector = ["add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:"].randomElement(using: &random)!
+            let selector = ["add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:"].randomElement(
+                using: &random)!
             return .function(operand: nil, selector: selector, arguments: [sub(), sub()])
-        case 1: return .function(operand: nil, selector: ["lowercase:", "uppercase:", "abs:"].randomElement(using: &random)!, arguments: [sub()])
-        case 2: return .function(operand: .variable("entityPolicy"), selector: "convert:with:", arguments: [sub(), sub()])
+        case 1:
+            return .function(
+                operand: nil, selector: ["lowercase:", "uppercase:", "abs:"].randomElement(using: &random)!,
+                arguments: [sub()])
+        case 2:
+            return .function(operand: .variable("entityPolicy"), selector: "convert:with:", arguments: [sub(), sub()])
         case 3: return .aggregate((0..<Int.random(in: 0...3, using: &random)).map { _ in sub() })
         default: return .conditional(predicate(depth: depth - 1, &random), sub(), sub())
         }
@@ -166,10 +199,14 @@ import Testing
             return .compound(type: type, parts)
         }
         if Int.random(in: 0..<6, using: &random) == 0 { return .constant(Bool.random(using: &random)) }
-        let op = ["<", "<=", ">", ">=", "==", "!=", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE"].randomElement(using: &random)!
-        let options = ["BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE"].contains(op) ? ["", "[c]", "[d]", "[cd]"].randomElement(using: &random)! : ""
+        let op = ["<", "<=", ">", ">=", "==", "!=", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE"].randomElement(
+            using: &random)!
+        let options =
+            ["BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE"].contains(op)
+            ? ["", "[c]", "[d]", "[cd]"].randomElement(using: &random)! : ""
         return .comparison(
-            modifier: ["", "ANY ", "ALL "].randomElement(using: &random)!, left: .keyPath(base: .variable("source"), components: ["name"]),
+            modifier: ["", "ANY ", "ALL "].randomElement(using: &random)!,
+            left: .keyPath(base: .variable("source"), components: ["name"]),
             operator: op, options: options, right: expression(depth: 0, &random))
     }
 
@@ -182,7 +219,9 @@ import Testing
         #expect(fields["NS.negative"] == .boolean(true) && fields["NS.mantissa.bo"] == .integer(1))
         #expect(fields["NS.mantissa"] == .data([15, 0] + [UInt8](repeating: 0, count: 14)))
         // 2^16 needs a second word, least significant first.
-        #expect(ExpressionArchiver.decimalFields("65536")?["NS.mantissa"] == .data([0, 0, 1, 0] + [UInt8](repeating: 0, count: 12)))
+        #expect(
+            ExpressionArchiver.decimalFields("65536")?["NS.mantissa"]
+                == .data([0, 0, 1, 0] + [UInt8](repeating: 0, count: 12)))
         #expect(ExpressionArchiver.decimalFields("0")?["NS.length"] == .integer(0))
         // Beyond NSDecimal: 39 digits, an exponent below -128 or above 127.
         #expect(ExpressionArchiver.decimalFields(String(repeating: "9", count: 39)) == nil)
@@ -190,7 +229,9 @@ import Testing
         #expect(ExpressionArchiver.decimalFields("1e164") != nil)  // 38 digits times 10^127
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<500 {
-            let digits = (0..<Int.random(in: 1...38, using: &generator)).map { _ in String(Int.random(in: 0...9, using: &generator)) }.joined()
+            let digits = (0..<Int.random(in: 1...38, using: &generator)).map { _ in
+                String(Int.random(in: 0...9, using: &generator))
+            }.joined()
             let places = Int.random(in: 0...digits.count, using: &generator)
             let whole = String(digits.dropLast(places))
             var text = (whole.isEmpty ? "0" : whole) + (places > 0 ? "." + digits.suffix(places) : "")

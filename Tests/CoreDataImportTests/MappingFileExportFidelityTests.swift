@@ -34,7 +34,8 @@ import Testing
             relationships:
               owner: { destination: Person, inverse: ledgers }
           Person:
-            attributes: { fullName: string?, nick: string?, first: string?, second: { type: string, optional: true, default: "x" } }
+            attributes: { fullName: string?, nick: string?, first: string?, second: { type: string, optional: true, \
+        default: "x" } }
             relationships:
               home: { destination: City, inverse: people }
               work: { destination: City }
@@ -61,11 +62,16 @@ import Testing
         let converter = MappingModelConverter(
             model: model,
             versions: [
-                ImportedVersion(number: 1, source: "Fit.xcdatamodel", sourcePath: "", isCurrent: false, yaml: version1, warnings: []),
-                ImportedVersion(number: 2, source: "Fit 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: version2, warnings: []),
+                ImportedVersion(
+                    number: 1, source: "Fit.xcdatamodel", sourcePath: "", isCurrent: false, yaml: version1, warnings: []
+                ),
+                ImportedVersion(
+                    number: 2, source: "Fit 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: version2,
+                    warnings: []),
             ], bundleName: "Fit")
         let mapping = try #require(
-            converter.convert([try XcodeMappingModel.parse(Data(xml.utf8), path: "Fit 1 to 2.xcmappingmodel")]).mappings.first)
+            converter.convert([try XcodeMappingModel.parse(Data(xml.utf8), path: "Fit 1 to 2.xcmappingmodel")]).mappings
+                .first)
         return (MappingFileExportTests.withoutComments(mapping.yaml), export)
     }
 
@@ -104,7 +110,10 @@ import Testing
             """
         let (yaml, export) = try Self.roundTrip(file)
         // What the policy sets comes after the other attributes, in the entity's order.
-        #expect(yaml == file.replacingOccurrences(of: "properties:\n", with: "properties:\n      second: { default: \"x\" }\n"))
+        #expect(
+            yaml
+                == file.replacingOccurrences(
+                    of: "properties:\n", with: "properties:\n      second: { default: \"x\" }\n"))
         #expect(export.files.map(\.path) == ["Fit 1 to 2.xcmappingmodel/xcmapping.xml", "SplitName.swift"])
         // As Xcode leaves what a policy sets (BookPlayer 10 → 11's `uuid`): an empty attribute
         // mapping for a new attribute, none for one the source has or for a relationship.
@@ -166,15 +175,23 @@ import Testing
         try folder.write("Old 1 to 2.xcmappingmodel/xcmapping.xml", xml)
         try folder.write(
             "sub/Older.xcmappingmodel/xcmapping.xml",
-            xml.replacingOccurrences(of: "Fit.xcdatamodeld/Fit 2.xcdatamodel", with: "Fit.xcdatamodeld/Fit 3.xcdatamodel"))
-        try folder.write("Other.xcmappingmodel/xcmapping.xml", xml.replacingOccurrences(of: "Fit.xcdatamodeld", with: "Other.xcdatamodeld"))
+            xml.replacingOccurrences(
+                of: "Fit.xcdatamodeld/Fit 2.xcdatamodel", with: "Fit.xcdatamodeld/Fit 3.xcdatamodel"))
+        try folder.write(
+            "Other.xcmappingmodel/xcmapping.xml",
+            xml.replacingOccurrences(of: "Fit.xcdatamodeld", with: "Other.xcdatamodeld"))
         try folder.write("Broken.xcmappingmodel/xcmapping.xml", "<database")
         try folder.write("Fit.xcdatamodeld/Inside.xcmappingmodel/xcmapping.xml", xml)
         let leftovers = export.leftovers(in: folder.path, bundleName: "Fit.xcdatamodeld")
-        #expect(leftovers.map { ($0.path as NSString).lastPathComponent } == ["Broken.xcmappingmodel", "Old 1 to 2.xcmappingmodel", "Older.xcmappingmodel"])
+        #expect(
+            leftovers.map { ($0.path as NSString).lastPathComponent } == [
+                "Broken.xcmappingmodel", "Old 1 to 2.xcmappingmodel", "Older.xcmappingmodel",
+            ])
         #expect(leftovers.map(\.sameVersionsAs) == [nil, "Fit 1 to 2.xcmappingmodel", nil])
         #expect(leftovers[0].message.hasSuffix("an import of this folder with --mapping-models refuses it"))
         #expect(leftovers[1].message.hasSuffix("the app would have two mapping models for that hop; delete this one"))
-        #expect(leftovers[2].sourceModel == "Fit.xcdatamodeld/Fit.xcdatamodel" && leftovers[2].destinationModel == "Fit.xcdatamodeld/Fit 3.xcdatamodel")
+        #expect(
+            leftovers[2].sourceModel == "Fit.xcdatamodeld/Fit.xcdatamodel"
+                && leftovers[2].destinationModel == "Fit.xcdatamodeld/Fit 3.xcdatamodel")
     }
 }

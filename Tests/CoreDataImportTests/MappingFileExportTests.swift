@@ -96,25 +96,37 @@ import Testing
         #expect(files.diagnostics.isEmpty, "\(files.diagnostics)")
         let loaded = try #require(ModelLoader.load(path: folder.file("Models/\(name)")).models.first).versions
         let exported = XcodeModelExporter().export(loaded, model: name)
-        return (MappingModelExport(mappingFiles: files, model: model, exported: exported, bundleName: "\(name).xcdatamodeld"), model)
+        return (
+            MappingModelExport(
+                mappingFiles: files, model: model, exported: exported, bundleName: "\(name).xcdatamodeld"), model
+        )
     }
 
     /// The importer's reading of an exported `xcmapping.xml`.
-    static func reimport(_ xml: String, model: CompiledModel, as name: String = "Shop 1 to 2.xcmappingmodel") throws -> ImportedMapping {
+    static func reimport(_ xml: String, model: CompiledModel, as name: String = "Shop 1 to 2.xcmappingmodel") throws
+        -> ImportedMapping
+    {
         let mappingModel = try XcodeMappingModel.parse(Data(xml.utf8), path: name)
         let converter = MappingModelConverter(
             model: model,
             versions: [
-                ImportedVersion(number: 1, source: "Shop.xcdatamodel", sourcePath: "", isCurrent: false, yaml: version1, warnings: []),
-                ImportedVersion(number: 2, source: "Shop 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: version2, warnings: []),
+                ImportedVersion(
+                    number: 1, source: "Shop.xcdatamodel", sourcePath: "", isCurrent: false, yaml: version1,
+                    warnings: []),
+                ImportedVersion(
+                    number: 2, source: "Shop 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: version2,
+                    warnings: []),
             ], bundleName: "Shop")
         return try #require(converter.convert([mappingModel]).mappings.first)
     }
 
     /// A mapping file's YAML without comments: what the loader reads.
     static func withoutComments(_ yaml: String) -> String {
-        yaml.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
-            .map { line in line.range(of: "   # ").map { String(line[..<$0.lowerBound]) } ?? String(line) }.joined(separator: "\n")
+        yaml.split(separator: "\n", omittingEmptySubsequences: false).filter {
+            !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#")
+        }
+        .map { line in line.range(of: "   # ").map { String(line[..<$0.lowerBound]) } ?? String(line) }.joined(
+            separator: "\n")
     }
 
     @Test func everyElementComesBack() throws {
@@ -125,7 +137,9 @@ import Testing
         let imported = try Self.reimport(export.files[0].text, model: model)
         #expect(imported.pairedBy == "sourcemodelpath and destinationmodelpath")
         #expect(Self.withoutComments(imported.yaml) == Self.withoutComments(Self.mappingFile))
-        #expect(imported.yaml.hasPrefix("# Imported by `migrate import --mapping-models` from Shop 1 to 2.xcmappingmodel\n"))
+        #expect(
+            imported.yaml.hasPrefix("# Imported by `migrate import --mapping-models` from Shop 1 to 2.xcmappingmodel\n")
+        )
     }
 
     /// A further entity mapping into one entity (a merge), under a name of its own:
@@ -148,10 +162,16 @@ import Testing
 
             """
         let (export, model) = try Self.export(merge)
-        let mappingModel = try XcodeMappingModel.parse(Data(export.files[0].text.utf8), path: "Shop 1 to 2.xcmappingmodel")
-        #expect(mappingModel.entityMappings.filter { $0.destination == "Client" }.map(\.effectiveName) == ["CustomerToClient", "LegacyClients"])
+        let mappingModel = try XcodeMappingModel.parse(
+            Data(export.files[0].text.utf8), path: "Shop 1 to 2.xcmappingmodel")
+        #expect(
+            mappingModel.entityMappings.filter { $0.destination == "Client" }.map(\.effectiveName) == [
+                "CustomerToClient", "LegacyClients",
+            ])
         let imported = try Self.reimport(export.files[0].text, model: model)
-        #expect(Self.withoutComments(imported.yaml).contains(Self.withoutComments(merge).replacingOccurrences(of: "entities:\n", with: "")), "\(imported.yaml)")
+        #expect(
+            Self.withoutComments(imported.yaml).contains(
+                Self.withoutComments(merge).replacingOccurrences(of: "entities:\n", with: "")), "\(imported.yaml)")
     }
 
     /// A mapping file import wrote exports under the mapping model's own name and imports
@@ -170,26 +190,41 @@ import Testing
     /// A file `validate` refuses (a property the version lacks, an expression that does
     /// not check) is not exported: it would come back as another, valid file.
     @Test func aFileThatDoesNotFitItsVersionsIsNotExported() throws {
-        let (export, _) = try Self.export("entities:\n  Order:\n    properties:\n      nothere: { default: 1 }\n      note: { value: \"uppercase:(\" }\n")
+        let (export, _) = try Self.export(
+            """
+            entities:\n  Order:\n    properties:\n      nothere: { default: 1 }\n      note: { value: \"uppercase:(\" \
+            }\n
+            """
+        )
         #expect(export.files.isEmpty)
-        #expect(export.diagnostics.map(\.message).contains("property 'Order.nothere': not a property of Order in version 2"), "\(export.diagnostics)")
+        #expect(
+            export.diagnostics.map(\.message).contains(
+                "property 'Order.nothere': not a property of Order in version 2"), "\(export.diagnostics)")
         #expect(export.diagnostics.count == 2)
     }
 
     /// A further mapping listed before its entity's own entry is exported after it: the
     /// first mapping into an entity keeps its objects' keys when imported.
     @Test func anEntitysOwnMappingComesBeforeItsFurtherOnes() throws {
-        let merge = "entities:\n  LegacyClients:\n    destination: Client\n    source: Legacy\n  Client:\n    source: Customer\n"
+        let merge =
+            """
+            entities:\n  LegacyClients:\n    destination: Client\n    source: Legacy\n  Client:\n    source: Customer\n
+            """
         let (export, _) = try Self.export(merge)
-        let mappingModel = try XcodeMappingModel.parse(Data(export.files[0].text.utf8), path: "Shop 1 to 2.xcmappingmodel")
-        #expect(mappingModel.entityMappings.filter { $0.destination == "Client" }.map(\.effectiveName) == ["CustomerToClient", "LegacyClients"])
+        let mappingModel = try XcodeMappingModel.parse(
+            Data(export.files[0].text.utf8), path: "Shop 1 to 2.xcmappingmodel")
+        #expect(
+            mappingModel.entityMappings.filter { $0.destination == "Client" }.map(\.effectiveName) == [
+                "CustomerToClient", "LegacyClients",
+            ])
     }
 
     /// What Xcode records: the versions' paths in the bundle, one entity mapping per
     /// destination entity and one Remove mapping, each kind of property mapping.
     @Test func whatTheMappingModelRecords() throws {
         let (export, _) = try Self.export(Self.mappingFile)
-        let mappingModel = try XcodeMappingModel.parse(Data(export.files[0].text.utf8), path: "Shop 1 to 2.xcmappingmodel")
+        let mappingModel = try XcodeMappingModel.parse(
+            Data(export.files[0].text.utf8), path: "Shop 1 to 2.xcmappingmodel")
         #expect(mappingModel.sourceModelPath == "Shop.xcdatamodeld/Shop.xcdatamodel")
         #expect(mappingModel.destinationModelPath == "Shop.xcdatamodeld/Shop 2.xcdatamodel")
         #expect(!mappingModel.embedsModels)
@@ -237,7 +272,8 @@ import Testing
             export.omissions == [
                 "1-to-2.yaml: Client.score: onFailure: nil has no place in Xcode's format "
                     + "(Core Data fails the migration on a value that does not convert)",
-                "1-to-2.yaml: Client.key: { default: 8c0a3b0e-4f7c-4b1a-9a52-0c1f2d3e4f50 }: a uuid constant has no archived form here; "
+                "1-to-2.yaml: Client.key: { default: 8c0a3b0e-4f7c-4b1a-9a52-0c1f2d3e4f50 }: a uuid constant has no "
+                    + "archived form here; "
                     + "not written",
                 "1-to-2.yaml: Tag: no source entity, so label not written",
             ])
@@ -247,34 +283,50 @@ import Testing
     @Test func policyStub() throws {
         let (export, _) = try Self.export(Self.mappingFile)
         let stub = export.files[1].text
-        #expect(stub.contains("import CoreData\n\n@objc(ClientPolicy)\nfinal class ClientPolicy: NSEntityMigrationPolicy {"))
         #expect(
-            stub.contains("    /// - Shop 1 to 2.xcmappingmodel: Client.tier\n    @objc(tierForVisits:)\n    func tierForVisits(_ argument1: Any?) -> Any? {"))
+            stub.contains("import CoreData\n\n@objc(ClientPolicy)\nfinal class ClientPolicy: NSEntityMigrationPolicy {")
+        )
+        #expect(
+            stub.contains(
+                """
+                    /// - Shop 1 to 2.xcmappingmodel: Client.tier\n    @objc(tierForVisits:)\n    func tierForVisits(_ \
+                argument1: Any?) -> Any? {
+                """
+            ))
         #expect(stub.contains("//   Shop 1 to 2.xcmappingmodel: CustomerToClient\n"))
     }
 
     /// Each field the reader knows, written and read back.
     @Test func xmlRoundTrip() throws {
         let property = XcodeMappingModel.PropertyMapping(
-            name: "owner", valueExpression: [1, 2, 3], autogenerates: true, sourceKeyPath: "$source.a.b", sourceMappingName: "AToB",
+            name: "owner", valueExpression: [1, 2, 3], autogenerates: true, sourceKeyPath: "$source.a.b",
+            sourceMappingName: "AToB",
             userInfo: [4, 5], unknown: [], line: 0)
         let entity = XcodeMappingModel.EntityMapping(
             name: "Custom", source: "A", destination: "B", mappingType: "Undefined", number: 1, policyClass: "P",
-            autogeneratesSource: false, filterPredicate: "name == \"<x & y>\"\nAND TRUEPREDICATE", sourceExpression: Array(0..<200),
+            autogeneratesSource: false, filterPredicate: "name == \"<x & y>\"\nAND TRUEPREDICATE",
+            sourceExpression: Array(0..<200),
             userInfo: [9], attributes: [property], relationships: [property], unknown: [], line: 0)
         let model = XcodeMappingModel(
-            path: "M.xcmappingmodel", sourceModelPath: "M.xcdatamodeld/M.xcdatamodel", destinationModelPath: "M.xcdatamodeld/M 2.xcdatamodel",
+            path: "M.xcmappingmodel", sourceModelPath: "M.xcdatamodeld/M.xcdatamodel",
+            destinationModelPath: "M.xcdatamodeld/M 2.xcdatamodel",
             embedsModels: false, entityMappings: [entity], unknown: [])
         let read = try XcodeMappingModel.parse(Data(model.xml.utf8), path: "M.xcmappingmodel")
-        #expect(read.sourceModelPath == model.sourceModelPath && read.destinationModelPath == model.destinationModelPath)
+        #expect(
+            read.sourceModelPath == model.sourceModelPath && read.destinationModelPath == model.destinationModelPath)
         let back = try #require(read.entityMappings.first)
         #expect(back.name == "Custom" && back.source == "A" && back.destination == "B" && back.policyClass == "P")
-        #expect(back.filterPredicate == entity.filterPredicate && back.sourceExpression == entity.sourceExpression && back.userInfo == [9])
+        #expect(
+            back.filterPredicate == entity.filterPredicate && back.sourceExpression == entity.sourceExpression
+                && back.userInfo == [9])
         #expect(!back.autogeneratesSource && back.unknown == [])
         for mapping in back.attributes + back.relationships {
-            #expect(mapping.name == "owner" && mapping.valueExpression == [1, 2, 3] && mapping.userInfo == [4, 5] && mapping.unknown == [])
+            #expect(
+                mapping.name == "owner" && mapping.valueExpression == [1, 2, 3] && mapping.userInfo == [4, 5]
+                    && mapping.unknown == [])
         }
-        #expect(back.relationships[0].sourceKeyPath == "$source.a.b" && back.relationships[0].sourceMappingName == "AToB")
+        #expect(
+            back.relationships[0].sourceKeyPath == "$source.a.b" && back.relationships[0].sourceMappingName == "AToB")
     }
 
     /// A spanning file (`1-to-3.yaml`) maps its two versions: the mapping model records
@@ -294,16 +346,19 @@ import Testing
         let files = MappingFiles.load(folder: folder.file("Migrations"), model: "Books", versions: [1, 2, 3])
         let versions = try #require(ModelLoader.load(path: folder.file("Models/Books")).models.first).versions
         let export = MappingModelExport(
-            mappingFiles: files, model: model, exported: XcodeModelExporter().export(versions, model: "Books"), bundleName: "Books.xcdatamodeld")
+            mappingFiles: files, model: model, exported: XcodeModelExporter().export(versions, model: "Books"),
+            bundleName: "Books.xcdatamodeld")
         #expect(export.mappingModels.map(\.mappingModel) == ["Books 1 to 3.xcmappingmodel"])
-        let mappingModel = try XcodeMappingModel.parse(Data(export.files[0].text.utf8), path: "Books 1 to 3.xcmappingmodel")
+        let mappingModel = try XcodeMappingModel.parse(
+            Data(export.files[0].text.utf8), path: "Books 1 to 3.xcmappingmodel")
         #expect(mappingModel.sourceModelPath == "Books.xcdatamodeld/Books.xcdatamodel")
         #expect(mappingModel.destinationModelPath == "Books.xcdatamodeld/Books 3.xcdatamodel")
         let imported = MappingModelConverter(
             model: model,
             versions: [1, 2, 3].map { n in
                 ImportedVersion(
-                    number: n, source: n == 1 ? "Books.xcdatamodel" : "Books \(n).xcdatamodel", sourcePath: "", isCurrent: n == 3, yaml: "", warnings: [])
+                    number: n, source: n == 1 ? "Books.xcdatamodel" : "Books \(n).xcdatamodel", sourcePath: "",
+                    isCurrent: n == 3, yaml: "", warnings: [])
             }, bundleName: "Books"
         ).convert([mappingModel])
         let mapping = try #require(imported.mappings.first)

@@ -38,7 +38,8 @@ import Testing
         version: 2
         entities:
           Client:
-            attributes: { name: string, email: string?, city: string?, status: string?, score: integer32?, tier: string? }
+            attributes: { name: string, email: string?, city: string?, status: string?, score: integer32?, tier: \
+        string? }
             relationships:
               purchases: { destination: Order, toMany: true, inverse: client }
           Order:
@@ -54,11 +55,14 @@ import Testing
         """
 
     static func attribute(_ id: String, _ name: String, of mapping: String, expression: String? = nil) -> String {
-        let value = expression.map { "\n        <attribute name=\"valueexpressiondata\" type=\"binary\">\($0)</attribute>" } ?? ""
+        let value =
+            expression.map { "\n        <attribute name=\"valueexpressiondata\" type=\"binary\">\($0)</attribute>" }
+            ?? ""
         return """
             <object type="XDDEVATTRIBUTEMAPPING" id="\(id)">\(value)
                 <attribute name="name" type="string">\(name)</attribute>
-                <relationship name="entitymapping" type="1/1" destination="XDDEVENTITYMAPPING" idrefs="\(mapping)"></relationship>
+                <relationship name="entitymapping" type="1/1" destination="XDDEVENTITYMAPPING" \
+            idrefs="\(mapping)"></relationship>
             </object>
             """
     }
@@ -67,15 +71,20 @@ import Testing
         _ id: String, _ name: String, of mapping: String, keyPath: String? = nil, through: String? = nil,
         expression: String? = nil
     ) -> String {
-        var lines = ["<attribute name=\"autogenerateexpression\" type=\"bool\">\(expression == nil ? 1 : 0)</attribute>"]
+        var lines = [
+            "<attribute name=\"autogenerateexpression\" type=\"bool\">\(expression == nil ? 1 : 0)</attribute>"
+        ]
         if let keyPath { lines.append("<attribute name=\"sourcekeypath\" type=\"string\">\(keyPath)</attribute>") }
         if let through { lines.append("<attribute name=\"sourcemappingname\" type=\"string\">\(through)</attribute>") }
-        if let expression { lines.append("<attribute name=\"valueexpressiondata\" type=\"binary\">\(expression)</attribute>") }
+        if let expression {
+            lines.append("<attribute name=\"valueexpressiondata\" type=\"binary\">\(expression)</attribute>")
+        }
         return """
             <object type="XDDEVRELATIONSHIPMAPPING" id="\(id)">
                 \(lines.joined(separator: "\n    "))
                 <attribute name="name" type="string">\(name)</attribute>
-                <relationship name="entitymapping" type="1/1" destination="XDDEVENTITYMAPPING" idrefs="\(mapping)"></relationship>
+                <relationship name="entitymapping" type="1/1" destination="XDDEVENTITYMAPPING" \
+            idrefs="\(mapping)"></relationship>
             </object>
             """
     }
@@ -90,9 +99,16 @@ import Testing
             "<attribute name=\"autogenerateexpression\" type=\"bool\">1</attribute>",
         ]
         if let source { lines.append("<attribute name=\"sourcename\" type=\"string\">\(source)</attribute>") }
-        if let destination { lines.append("<attribute name=\"destinationname\" type=\"string\">\(destination)</attribute>") }
+        if let destination {
+            lines.append("<attribute name=\"destinationname\" type=\"string\">\(destination)</attribute>")
+        }
         lines += extra
-        lines.append("<relationship name=\"mappingmodel\" type=\"1/1\" destination=\"XDDEVMAPPINGMODEL\" idrefs=\"z1\"></relationship>")
+        lines.append(
+            """
+            <relationship name=\"mappingmodel\" type=\"1/1\" destination=\"XDDEVMAPPINGMODEL\" \
+            idrefs=\"z1\"></relationship>
+            """
+        )
         lines.append(
             "<relationship name=\"attributemappings\" type=\"0/0\" destination=\"XDDEVATTRIBUTEMAPPING\" "
                 + "idrefs=\"\(attributes.joined(separator: " "))\"></relationship>")
@@ -111,7 +127,9 @@ import Testing
         let email = ExpressionArchive.base64 { $0.source("mail") }
         let city = ExpressionArchive.base64 { $0.source("orders.@count") }
         let status = ExpressionArchive.base64 { $0.constant("active") }
-        let score = ExpressionArchive.base64 { a in a.function("scoreForVisits:", on: a.variable("entityPolicy"), [a.source("visits")]) }
+        let score = ExpressionArchive.base64 { a in
+            a.function("scoreForVisits:", on: a.variable("entityPolicy"), [a.source("visits")])
+        }
         let tier = ExpressionArchive.base64 { a in a.function("lowercase:", on: nil, [a.source("name")]) }
         let client = ExpressionArchive.base64 { a in
             a.function(
@@ -134,7 +152,9 @@ import Testing
             attribute("z15", "score", of: "z10", expression: score),
             attribute("z16", "tier", of: "z10", expression: tier),
             relationship("z17", "purchases", of: "z10", keyPath: "$source.orders"),
-            entity("z20", number: 2, source: "Order", destination: "Order", attributes: ["z21"], relationships: ["z22", "z23"]),
+            entity(
+                "z20", number: 2, source: "Order", destination: "Order", attributes: ["z21"],
+                relationships: ["z22", "z23"]),
             attribute("z21", "total", of: "z20"),
             relationship("z22", "client", of: "z20", expression: client),
             relationship("z23", "siblings", of: "z20", keyPath: "$source.customer.orders", through: "OrderToOrder"),
@@ -158,8 +178,10 @@ import Testing
                 </databaseInfo>
                 <object type="XDDEVMAPPINGMODEL" id="z1">
                     <attribute name="sourcemodelpath" type="string">App/Shop.xcdatamodeld/Shop.xcdatamodel</attribute>
-                    <attribute name="destinationmodelpath" type="string">App/Shop.xcdatamodeld/Shop 2.xcdatamodel</attribute>
-                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z50 z40 z30 z20 z10"></relationship>
+                    <attribute name="destinationmodelpath" type="string">App/Shop.xcdatamodeld/Shop \
+            2.xcdatamodel</attribute>
+                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z50 z40 \
+            z30 z20 z10"></relationship>
                 </object>
             \(objects.joined(separator: "\n"))
             </database>
@@ -171,8 +193,10 @@ import Testing
         try folder.write("Models/Shop/2.yaml", version2)
         let model = try ModelLoader.loadModel(path: folder.file("Models/Shop"))
         let versions = [
-            ImportedVersion(number: 1, source: "Shop.xcdatamodel", sourcePath: "", isCurrent: false, yaml: version1, warnings: []),
-            ImportedVersion(number: 2, source: "Shop 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: version2, warnings: []),
+            ImportedVersion(
+                number: 1, source: "Shop.xcdatamodel", sourcePath: "", isCurrent: false, yaml: version1, warnings: []),
+            ImportedVersion(
+                number: 2, source: "Shop 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: version2, warnings: []),
         ]
         return MappingModelConverter(model: model, versions: versions, bundleName: "Shop")
     }
@@ -181,8 +205,14 @@ import Testing
         let folder = try TemporaryDirectory(prefix: "mapping-model")
         defer { folder.remove() }
         let mappingModel = try XcodeMappingModel.parse(Data(Self.xml.utf8), path: "Mappings/ShopToShop2.xcmappingmodel")
-        #expect(mappingModel.entityMappings.map(\.effectiveName) == ["CustomerToClient", "OrderToOrder", "Tag", "Archive", "LegacyToClient"])
-        #expect(mappingModel.entityMappings[0].attributes.map(\.name) == ["name", "email", "city", "status", "score", "tier"])
+        #expect(
+            mappingModel.entityMappings.map(\.effectiveName) == [
+                "CustomerToClient", "OrderToOrder", "Tag", "Archive", "LegacyToClient",
+            ])
+        #expect(
+            mappingModel.entityMappings[0].attributes.map(\.name) == [
+                "name", "email", "city", "status", "score", "tier",
+            ])
         let result = try Self.converter(in: folder).convert([mappingModel])
         #expect(result.skipped.isEmpty && result.otherModels.isEmpty)
         let mapping = try #require(result.mappings.first)
@@ -207,8 +237,9 @@ import Testing
                   Order:
                     properties:
                       client: $source.customer
-                      siblings: { value: "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', \
-                'OrderToOrder', $source.customer.orders)" }
+                      siblings: { value: "FUNCTION($manager, \
+                'destinationInstancesForEntityMappingNamed:sourceInstances:', 'OrderToOrder', \
+                $source.customer.orders)" }
                       note: { default: null }   # no attribute mapping in ShopToShop2.xcmappingmodel
                   LegacyToClient:
                     destination: Client
@@ -220,12 +251,19 @@ import Testing
                 """, "\(mapping.yaml)")
         #expect(
             mapping.notCarried == [
-                "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): policy class Shop.CustomerPolicy is code (Objective-C or Swift); "
+                "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): policy class "
+                    + "Shop.CustomerPolicy is code (Objective-C or Swift); "
                     + "written as policy CustomerPolicy with a skeleton to port it into",
                 // The type checker's verdict, as `migrate plan` would give it.
-                "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): attribute mapping Client.city: $source.orders.@count: "
-                    + "cannot run here yet ('city' is string; the value is integer); written as value:, which plan refuses",
-                "ShopToShop2.xcmappingmodel: entity mapping LegacyToClient (line 110): attribute 'futureelement' not read (unknown to this importer)",
+                """
+                ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): attribute mapping Client.city: \
+                $source.orders.@count: cannot run here yet ('city' is string; the value is integer); written as \
+                value:, which plan refuses
+                """,
+                """
+                ShopToShop2.xcmappingmodel: entity mapping LegacyToClient (line 110): attribute 'futureelement' not \
+                read (unknown to this importer)
+                """,
             ])
         #expect(
             mapping.carried.contains(
@@ -234,13 +272,22 @@ import Testing
         // A relationship filled through $manager is carried when plan accepts its shape: not listed as refused.
         #expect(
             mapping.carried.contains(
-                "ShopToShop2.xcmappingmodel: entity mapping OrderToOrder (line 61): relationship mapping Order.siblings: "
-                    + "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'OrderToOrder', $source.customer.orders): "
-                    + "a relationship filled through a key path, written as value:; plan runs it set-based for a to-one through to-ones, "
-                    + "or a to-many whose to-one inverse takes the reverse path, and refuses other shapes"), "\(mapping.carried)")
+                """
+                ShopToShop2.xcmappingmodel: entity mapping OrderToOrder (line 61): relationship mapping \
+                Order.siblings: FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', \
+                'OrderToOrder', $source.customer.orders): a relationship filled through a key path, written as value:; \
+                plan runs it set-based for a to-one through to-ones, or a to-many whose to-one inverse takes the \
+                reverse path, and refuses other shapes
+                """),
+            "\(mapping.carried)")
         let skeleton = try #require(result.policies.first)
         #expect(skeleton.name == "CustomerPolicy")
-        #expect(skeleton.selectors == [.init(selector: "scoreForVisits:", arguments: 1, uses: ["ShopToShop2.xcmappingmodel: CustomerToClient.score"])])
+        #expect(
+            skeleton.selectors == [
+                .init(
+                    selector: "scoreForVisits:", arguments: 1,
+                    uses: ["ShopToShop2.xcmappingmodel: CustomerToClient.score"])
+            ])
         #expect(skeleton.userInfo == ["CustomerToClient: reason = \"renamed\"", "CustomerToClient: since = 2"])
         #expect(
             skeleton.swift.contains(
@@ -250,8 +297,8 @@ import Testing
                     public static var unwritten: [String] {
                         [
                             "scoreForVisits(_:) for FUNCTION($entityPolicy, 'scoreForVisits:', …)",
-                            "what Shop.CustomerPolicy does in Objective-C or Swift (createDestinationInstances, createRelationships, …): \
-                port it, or confirm it does nothing more",
+                            "what Shop.CustomerPolicy does in Objective-C or Swift (createDestinationInstances, \
+                createRelationships, …): port it, or confirm it does nothing more",
                         ]
                     }
 
@@ -265,7 +312,8 @@ import Testing
 
                     public init() {}
 
-                    /// `scoreForVisits:`, called with `arguments[0]` by FUNCTION($entityPolicy, 'scoreForVisits:', …) in:
+                    /// `scoreForVisits:`, called with `arguments[0]` by FUNCTION($entityPolicy, 'scoreForVisits:', …) \
+                in:
                     /// - ShopToShop2.xcmappingmodel: CustomerToClient.score
                     static func scoreForVisits(_ arguments: PolicyArguments) throws -> AttributeValue? {
                         throw PolicyError("CustomerPolicy.scoreForVisits is not written yet")
@@ -299,7 +347,9 @@ import Testing
         let other = try XcodeMappingModel.parse(
             Data(Self.xml.replacingOccurrences(of: "Shop.xcdatamodeld", with: "Events.xcdatamodeld").utf8),
             path: "M/Events.xcmappingmodel")
-        let result = converter.convert([byName, unnamed, backwards, other], unread: [(path: "M/ShopToShop2Again.xcmappingmodel", reason: "no xcmapping.xml")])
+        let result = converter.convert(
+            [byName, unnamed, backwards, other],
+            unread: [(path: "M/ShopToShop2Again.xcmappingmodel", reason: "no xcmapping.xml")])
         #expect(result.mappings.map(\.pairedBy) == ["its name (no model paths recorded)"])
         #expect(
             result.mappings.first?.yaml.hasSuffix(
@@ -316,11 +366,15 @@ import Testing
         #expect(
             result.skipped.map(\.reason) == [
                 "it records no model paths and its name names no two versions of Shop",
-                "it maps version 2 to version 1 (its name (no model paths recorded)): a migration goes to a later version, so no mapping file is written",
+                """
+                it maps version 2 to version 1 (its name (no model paths recorded)): a migration goes to a later \
+                version, so no mapping file is written
+                """,
                 "no xcmapping.xml",
             ])
         #expect(result.skipped.last?.sourceVersion == nil && result.skipped.last?.destinationVersion == nil)
-        #expect(result.otherModels == ["Events.xcmappingmodel maps versions of Events.xcdatamodeld, not Shop.xcdatamodeld"])
+        #expect(
+            result.otherModels == ["Events.xcmappingmodel maps versions of Events.xcdatamodeld, not Shop.xcdatamodeld"])
     }
 
     /// Paths first, then the versions whose hashes the embedded models have, then the name.
@@ -334,7 +388,8 @@ import Testing
         let elsewhere = """
             <database><object type="XDDEVMAPPINGMODEL" id="z1">
                 <attribute name="sourcemodelpath" type="string">Old/Shop.xcdatamodeld/Shop v1.xcdatamodel</attribute>
-                <attribute name="destinationmodelpath" type="string">Old/Shop.xcdatamodeld/Shop v2.xcdatamodel</attribute>
+                <attribute name="destinationmodelpath" type="string">Old/Shop.xcdatamodeld/Shop \
+            v2.xcdatamodel</attribute>
             </object></database>
             """
         let cleanup = try XcodeMappingModel.parse(Data(bare.utf8), path: "M/Cleanup.xcmappingmodel")
@@ -353,7 +408,10 @@ import Testing
             ])
         // One side matching no version (a stale copy): the name decides, or nothing does.
         converter.versionsOfEmbeddedModels = ["M/Cleanup.xcmappingmodel": (1, nil)]
-        #expect(converter.convert([cleanup]).skipped.map(\.reason) == ["it records no model paths and its name names no two versions of Shop"])
+        #expect(
+            converter.convert([cleanup]).skipped.map(\.reason) == [
+                "it records no model paths and its name names no two versions of Shop"
+            ])
     }
 
     /// Core Data's booleans are NSNumbers: a mapping model sets one with the constant
@@ -363,26 +421,38 @@ import Testing
         let folder = try TemporaryDirectory(prefix: "mapping-booleans")
         defer { folder.remove() }
         let v1 = "model: Flags\nversion: 1\nentities:\n  Flag:\n    attributes: { name: string }\n"
-        let v2 = "model: Flags\nversion: 2\nentities:\n  Flag:\n    attributes: { name: string, on: boolean, off: boolean, odd: boolean, count: integer16 }\n"
+        let v2 =
+            """
+            model: Flags\nversion: 2\nentities:\n  Flag:\n    attributes: { name: string, on: boolean, off: boolean, \
+            odd: boolean, count: integer16 }\n
+            """
         try folder.write("Models/Flags/1.yaml", v1)
         try folder.write("Models/Flags/2.yaml", v2)
         let model = try ModelLoader.loadModel(path: folder.file("Models/Flags"))
         let converter = MappingModelConverter(
             model: model,
             versions: [
-                ImportedVersion(number: 1, source: "Flags.xcdatamodel", sourcePath: "", isCurrent: false, yaml: v1, warnings: []),
-                ImportedVersion(number: 2, source: "Flags 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: v2, warnings: []),
+                ImportedVersion(
+                    number: 1, source: "Flags.xcdatamodel", sourcePath: "", isCurrent: false, yaml: v1, warnings: []),
+                ImportedVersion(
+                    number: 2, source: "Flags 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: v2, warnings: []),
             ], bundleName: "Flags")
         let constants: [(String, Int64)] = [("on", 1), ("off", 0), ("odd", 2), ("count", 1)]
         let objects =
-            [Self.entity("z10", number: 1, source: "Flag", destination: "Flag", attributes: ["z11", "z12", "z13", "z14"])]
+            [
+                Self.entity(
+                    "z10", number: 1, source: "Flag", destination: "Flag", attributes: ["z11", "z12", "z13", "z14"])
+            ]
             + constants.enumerated().map { index, constant in
-                Self.attribute("z1\(index + 1)", constant.0, of: "z10", expression: ExpressionArchive.base64 { $0.constant(.integer(constant.1)) })
+                Self.attribute(
+                    "z1\(index + 1)", constant.0, of: "z10",
+                    expression: ExpressionArchive.base64 { $0.constant(.integer(constant.1)) })
             }
         let xml = """
             <database>
                 <object type="XDDEVMAPPINGMODEL" id="z1">
-                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z10"></relationship>
+                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" \
+            idrefs="z10"></relationship>
                 </object>
             \(objects.joined(separator: "\n"))
             </database>
@@ -456,7 +526,8 @@ import Testing
                 Self.attribute("z11", "rank", of: "z10", expression: twelve),
                 Self.attribute("z12", "code", of: "z10", expression: five),
             ])
-        #expect(mapping.yaml.contains("      rank: { value: \"'12'\" }\n      code: { value: \"5\" }\n"), "\(mapping.yaml)")
+        #expect(
+            mapping.yaml.contains("      rank: { value: \"'12'\" }\n      code: { value: \"5\" }\n"), "\(mapping.yaml)")
         #expect(mapping.notCarried.count == 2, "\(mapping.notCarried)")
         #expect(mapping.notCarried.allSatisfy { $0.contains("which plan refuses") })
     }
@@ -485,7 +556,9 @@ import Testing
 
     /// Converts one mapping model of entity mapping `z10` (and `objects`) between two
     /// versions of a model `Tags` (each its `entities:` part), the only mapping model.
-    static func convertTags(_ v1: String, _ v2: String, objects: [String], mappings: String = "z10") throws -> ImportedMapping {
+    static func convertTags(_ v1: String, _ v2: String, objects: [String], mappings: String = "z10") throws
+        -> ImportedMapping
+    {
         let folder = try TemporaryDirectory(prefix: "mapping-tags")
         defer { folder.remove() }
         let texts = [v1, v2].enumerated().map { "model: Tags\nversion: \($0.offset + 1)\nentities:\n\($0.element)" }
@@ -493,13 +566,18 @@ import Testing
         let converter = MappingModelConverter(
             model: try ModelLoader.loadModel(path: folder.file("Models/Tags")),
             versions: [
-                ImportedVersion(number: 1, source: "Tags.xcdatamodel", sourcePath: "", isCurrent: false, yaml: texts[0], warnings: []),
-                ImportedVersion(number: 2, source: "Tags 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: texts[1], warnings: []),
+                ImportedVersion(
+                    number: 1, source: "Tags.xcdatamodel", sourcePath: "", isCurrent: false, yaml: texts[0],
+                    warnings: []),
+                ImportedVersion(
+                    number: 2, source: "Tags 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: texts[1],
+                    warnings: []),
             ], bundleName: "Tags")
         let xml = """
             <database>
                 <object type="XDDEVMAPPINGMODEL" id="z1">
-                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="\(mappings)"></relationship>
+                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" \
+            idrefs="\(mappings)"></relationship>
                 </object>
             \(objects.joined(separator: "\n"))
             </database>
@@ -528,7 +606,9 @@ import Testing
         let mapping = try Self.convertTags(
             model, model.replacingOccurrences(of: "title: string? }", with: "title: string?, isbn: string? }"),
             objects: [
-                Self.entity("z10", number: 1, source: "Shelf", destination: "Shelf", attributes: ["z11"], relationships: inverseMapped ? ["z12"] : []),
+                Self.entity(
+                    "z10", number: 1, source: "Shelf", destination: "Shelf", attributes: ["z11"],
+                    relationships: inverseMapped ? ["z12"] : []),
                 Self.attribute("z11", "name", of: "z10"),
                 Self.relationship("z12", "books", of: "z10", keyPath: "$source.books"),
                 Self.entity("z20", number: 2, source: "Book", destination: "Book", attributes: ["z21"]),
@@ -541,7 +621,8 @@ import Testing
             let empty = "{ default: null }   # no relationship mapping sets it\n"
             #expect(entities?.contains("  Shelf:\n    properties:\n      books: \(empty)") == true, "\(mapping.yaml)")
             #expect(entities?.contains("  Book:\n    properties:\n      shelf: \(empty)") == true, "\(mapping.yaml)")
-            #expect(mapping.carried.contains("Book.shelf left empty (no relationship mapping sets it, nor its inverse)"))
+            #expect(
+                mapping.carried.contains("Book.shelf left empty (no relationship mapping sets it, nor its inverse)"))
         }
     }
 
@@ -581,11 +662,15 @@ import Testing
         let mapping = try Self.convertTags(
             v1, v2,
             objects: [
-                Self.entity("z10", number: 1, source: "Mark", destination: "Mark", attributes: ["z11"], relationships: ["z12"]),
+                Self.entity(
+                    "z10", number: 1, source: "Mark", destination: "Mark", attributes: ["z11"], relationships: ["z12"]),
                 Self.attribute("z11", "note", of: "z10"),
                 Self.relationship("z12", "item", of: "z10"),
             ])
-        let hint = "item: no source relationship of that name, so Core Data leaves it empty; did you mean `item: $source.book`?"
+        let hint =
+            """
+            item: no source relationship of that name, so Core Data leaves it empty; did you mean `item: $source.book`?
+            """
         #expect(mapping.yaml.contains(hint) == !twoCandidates, "\(mapping.yaml)")
         #expect(mapping.carried.contains { $0.hasSuffix(hint) } == !twoCandidates, "\(mapping.carried)")
         // With BookToBook setting `marks`, Core Data sets `Mark.item` through it (BookPlayer
@@ -593,10 +678,12 @@ import Testing
         let carried = try Self.convertTags(
             v1, v2,
             objects: [
-                Self.entity("z10", number: 1, source: "Mark", destination: "Mark", attributes: ["z11"], relationships: ["z12"]),
+                Self.entity(
+                    "z10", number: 1, source: "Mark", destination: "Mark", attributes: ["z11"], relationships: ["z12"]),
                 Self.attribute("z11", "note", of: "z10"),
                 Self.relationship("z12", "item", of: "z10"),
-                Self.entity("z20", number: 2, source: "Book", destination: "Book", attributes: ["z21"], relationships: ["z22"]),
+                Self.entity(
+                    "z20", number: 2, source: "Book", destination: "Book", attributes: ["z21"], relationships: ["z22"]),
                 Self.attribute("z21", "title", of: "z20"),
                 Self.relationship("z22", "marks", of: "z20"),
             ], mappings: "z10 z20")
@@ -624,11 +711,21 @@ import Testing
 
             """
         let mapping = try Self.convertTags(
-            v1, v2, objects: [Self.entity("z10", number: 1, source: "T", destination: "T", attributes: ["z11"]), Self.attribute("z11", "fresh", of: "z10")])
+            v1, v2,
+            objects: [
+                Self.entity("z10", number: 1, source: "T", destination: "T", attributes: ["z11"]),
+                Self.attribute("z11", "fresh", of: "z10"),
+            ])
         let entities = mapping.yaml.components(separatedBy: "entities:\n").last ?? ""
         #expect(
-            entities.contains("  T:\n    properties:\n      fresh: { default: null }   # the source has no fresh: Core Data sets none\n"), "\(mapping.yaml)")
-        #expect(entities.contains("  Folder:\n") && entities.contains("    filter: \"FALSEPREDICATE\"\n"), "\(mapping.yaml)")
+            entities.contains(
+                """
+                  T:\n    properties:\n      fresh: { default: null }   # the source has no fresh: Core Data sets none\n
+                """
+            ), "\(mapping.yaml)")
+        #expect(
+            entities.contains("  Folder:\n") && entities.contains("    filter: \"FALSEPREDICATE\"\n"), "\(mapping.yaml)"
+        )
     }
 
     /// The mapping model pairs an entity with its namesake while the destination's
@@ -698,7 +795,9 @@ import Testing
         #expect(entities.contains("  Author:\n"), "\(mapping.yaml)")
         #expect(entities.contains("    source: Book\n"), "\(mapping.yaml)")
         #expect(entities.contains("    filter: \"title != nil\"\n"), "\(mapping.yaml)")
-        #expect(entities.contains("# a custom source fetch of Book objects: Core Data makes Author objects from them"), "\(mapping.yaml)")
+        #expect(
+            entities.contains("# a custom source fetch of Book objects: Core Data makes Author objects from them"),
+            "\(mapping.yaml)")
         #expect(!mapping.yaml.contains("sourceExpression"))
     }
 
@@ -711,7 +810,10 @@ import Testing
         #expect {
             try XcodeMappingModel.parse(Data("<model/>".utf8), path: "M/X.xcmappingmodel")
         } throws: { error in
-            "\(error)" == "M/X.xcmappingmodel/xcmapping.xml:1: not a mapping model (the root element is <model>, not <database>)"
+            "\(error)"
+                == """
+                M/X.xcmappingmodel/xcmapping.xml:1: not a mapping model (the root element is <model>, not <database>)
+                """
         }
     }
 }

@@ -9,10 +9,13 @@ import Testing
 @Suite struct RealWorldPatternTests {
     static let note =
         XcodeFixtures.header("") + """
-            <entity name="Note" representedClassName="Note" syncable="YES"><attribute name="text" optional="YES" attributeType="String"/></entity></model>
+            <entity name="Note" representedClassName="Note" syncable="YES"><attribute name="text" optional="YES" \
+            attributeType="String"/></entity></model>
             """
 
-    static func sources(_ folders: [String], current: String? = nil, order: [String]? = nil, name: String = "M") throws -> [String] {
+    static func sources(_ folders: [String], current: String? = nil, order: [String]? = nil, name: String = "M") throws
+        -> [String]
+    {
         let bundle = XcodeFixtures.bundle(folders.map { ($0, note) }, current: current, name: name)
         return try XcodeModelImporter(order: order).convert(bundle).versions.map(\.source)
     }
@@ -20,7 +23,8 @@ import Testing
     /// Meshtastic: "MeshtasticDataModelV22", then "…V 23" to "…V 31" with a space, beside
     /// "…V32" and "…V33" without: the space before a number does not reorder versions.
     @Test func aSpaceBeforeTheNumberIsIgnored() throws {
-        let folders = ["DataModelV 31", "DataModelV32", "DataModelV 23", "DataModelV22", "DataModelV 34", "DataModel"].map { $0 + ".xcdatamodel" }
+        let folders = ["DataModelV 31", "DataModelV32", "DataModelV 23", "DataModelV22", "DataModelV 34", "DataModel"]
+            .map { $0 + ".xcdatamodel" }
         #expect(
             try Self.sources(folders, current: "DataModelV 34.xcdatamodel")
                 == [
@@ -35,23 +39,31 @@ import Testing
             VersionOrder.sorted(["EasyLife 1.10.0", "EasyLife 1.5.0", "EasyLife", "EasyLife 1.3.0"], current: nil)
                 == ["EasyLife", "EasyLife 1.3.0", "EasyLife 1.5.0", "EasyLife 1.10.0"])
         #expect(
-            VersionOrder.sorted(["zmessaging2.24.1", "zmessaging2.3", "zmessaging2.24", "zmessaging2.21.0"], current: nil)
+            VersionOrder.sorted(
+                ["zmessaging2.24.1", "zmessaging2.3", "zmessaging2.24", "zmessaging2.21.0"], current: nil)
                 == ["zmessaging2.3", "zmessaging2.21.0", "zmessaging2.24", "zmessaging2.24.1"])
-        #expect(VersionOrder.sorted(["v1.1", "v1.0-2", "v1.0", "0.3.1"], current: nil) == ["0.3.1", "v1.0", "v1.0-2", "v1.1"])
+        #expect(
+            VersionOrder.sorted(["v1.1", "v1.0-2", "v1.0", "0.3.1"], current: nil) == [
+                "0.3.1", "v1.0", "v1.0-2", "v1.1",
+            ])
     }
 
     /// Stepik names versions by feature ("Model_notifications" beside "Model_exams_v10"):
     /// their names say nothing of their order, so Xcode's listing is not the history and
     /// an order list (`import --order`, here the order commits added them) decides.
     @Test func featureNamedVersionsTakeAnOrderList() throws {
-        let folders = ["Model", "Model_v2", "Model_exams_v10", "Model_notifications", "Model_ discussion_threads"].map { $0 + ".xcdatamodel" }
+        let folders = ["Model", "Model_v2", "Model_exams_v10", "Model_notifications", "Model_ discussion_threads"].map {
+            $0 + ".xcdatamodel"
+        }
         #expect(
             try Self.sources(folders, current: "Model_notifications.xcdatamodel")
                 == [
                     "Model", "Model_ discussion_threads", "Model_exams_v10", "Model_v2", "Model_notifications",
                 ].map { $0 + ".xcdatamodel" })
         let history = ["Model", "Model_v2", "Model_exams_v10", "Model_ discussion_threads", "Model_notifications"]
-        #expect(try Self.sources(folders, current: "Model_notifications.xcdatamodel", order: history) == history.map { $0 + ".xcdatamodel" })
+        #expect(
+            try Self.sources(folders, current: "Model_notifications.xcdatamodel", order: history)
+                == history.map { $0 + ".xcdatamodel" })
     }
 
     /// CoreDataStack's `Sample.xcdatamodeld` holds "TestModel" and "TestModel 2", LoopKit's
@@ -60,18 +72,22 @@ import Testing
     @Test func versionFoldersNamedUnlikeTheBundle() throws {
         let model = try XcodeModelImporter().convert(
             XcodeFixtures.bundle(
-                [("TestModel 2.xcdatamodel", Self.note), ("TestModel.xcdatamodel", Self.note)], current: "TestModel 2.xcdatamodel", name: "Sample"))
+                [("TestModel 2.xcdatamodel", Self.note), ("TestModel.xcdatamodel", Self.note)],
+                current: "TestModel 2.xcdatamodel", name: "Sample"))
         #expect(model.name == "Sample")
         #expect(model.versions.map(\.source) == ["TestModel.xcdatamodel", "TestModel 2.xcdatamodel"])
         #expect(model.versions[1].yaml.contains("model: Sample\nversion: 2\n"))
         #expect(
-            try Self.sources(["Modelv4.xcdatamodel", "Model.xcdatamodel"], current: "Modelv4.xcdatamodel") == ["Model.xcdatamodel", "Modelv4.xcdatamodel"])
+            try Self.sources(["Modelv4.xcdatamodel", "Model.xcdatamodel"], current: "Modelv4.xcdatamodel") == [
+                "Model.xcdatamodel", "Modelv4.xcdatamodel",
+            ])
     }
 
     // MARK: Changes apps shipped, through `migrate import --report`
 
     static func version(_ attributes: String) -> String {
-        XcodeFixtures.header("") + "<entity name=\"Item\" representedClassName=\"Item\" syncable=\"YES\">\(attributes)</entity></model>"
+        XcodeFixtures.header("")
+            + "<entity name=\"Item\" representedClassName=\"Item\" syncable=\"YES\">\(attributes)</entity></model>"
     }
 
     /// Imports two versions and returns, per refused hop, the refusal kinds with the property.
@@ -80,10 +96,14 @@ import Testing
         defer { folder.remove() }
         _ = try folder.write("App.xcdatamodeld/App.xcdatamodel/contents", version(old))
         _ = try folder.write("App.xcdatamodeld/App 2.xcdatamodel/contents", version(new))
-        let result = try CommandRunner.migrate(["import", folder.file("App.xcdatamodeld"), "-o", folder.file("Models"), "--report", "--json"])
+        let result = try CommandRunner.migrate([
+            "import", folder.file("App.xcdatamodeld"), "-o", folder.file("Models"), "--report", "--json",
+        ])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let hops = try #require(report["hops"] as? [[String: Any]])
-        return hops.flatMap { ($0["refusals"] as? [[String: Any]] ?? []).map { "\($0["property"] ?? "-"): \($0["kind"] ?? "?")" } }
+        return hops.flatMap {
+            ($0["refusals"] as? [[String: Any]] ?? []).map { "\($0["property"] ?? "-"): \($0["kind"] ?? "?")" }
+        }
     }
 
     static func attribute(_ type: String, optional: Bool = true, extra: String = "") -> String {
@@ -95,8 +115,14 @@ import Testing
     /// either; each app ships a mapping model for the hop. With a default it is inferred.
     @Test func aNewRequiredAttributeNeedsADefault() throws {
         let before = Self.attribute("String")
-        #expect(try Self.refusals(before, before + "<attribute name=\"identifier\" attributeType=\"String\"/>") == ["identifier: requiredWithoutDefault"])
-        #expect(try Self.refusals(before, before + "<attribute name=\"identifier\" attributeType=\"String\" defaultValueString=\"\"/>") == [])
+        #expect(
+            try Self.refusals(before, before + "<attribute name=\"identifier\" attributeType=\"String\"/>") == [
+                "identifier: requiredWithoutDefault"
+            ])
+        #expect(
+            try Self.refusals(
+                before, before + "<attribute name=\"identifier\" attributeType=\"String\" defaultValueString=\"\"/>")
+                == [])
     }
 
     /// The type changes apps shipped without a mapping model: Meshtastic 5 → 6 (Integer 32

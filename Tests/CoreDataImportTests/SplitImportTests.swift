@@ -23,8 +23,10 @@ import Testing
             <database>
                 <object type="XDDEVMAPPINGMODEL" id="z1">
                     <attribute name="sourcemodelpath" type="string">App/Shop.xcdatamodeld/Shop.xcdatamodel</attribute>
-                    <attribute name="destinationmodelpath" type="string">App/Shop.xcdatamodeld/Shop 2.xcdatamodel</attribute>
-                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z10 z20"></relationship>
+                    <attribute name="destinationmodelpath" type="string">App/Shop.xcdatamodeld/Shop \
+            2.xcdatamodel</attribute>
+                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z10 \
+            z20"></relationship>
                 </object>
             \(objects.joined(separator: "\n"))
             </database>
@@ -38,7 +40,9 @@ import Testing
         let result = try Fixture.converter(in: folder).convert([mappingModel])
         let mapping = try #require(result.mappings.first)
         #expect(mapping.notCarried == [])
-        #expect(mapping.splits == ["Note feeds 2 entities, each from every Note object: Note (NoteToNote), Tag (NoteToTag)"])
+        #expect(
+            mapping.splits == ["Note feeds 2 entities, each from every Note object: Note (NoteToNote), Tag (NoteToTag)"]
+        )
         #expect(
             mapping.yaml.components(separatedBy: "entities:\n").last == """
                   Tag:

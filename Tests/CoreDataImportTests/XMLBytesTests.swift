@@ -33,7 +33,10 @@ import Testing
 
     /// libxml2 transcodes other encodings (names reach the parser as UTF-8): not checked.
     @Test func otherEncodingsAreLeftToTheParser() {
-        #expect(Self.problem(Array("<?xml version='1.0' encoding='ISO-8859-1'?>\n<a b=\"".utf8) + [0xE9] + Array("\"/>".utf8)) == nil)
+        #expect(
+            Self.problem(
+                Array("<?xml version='1.0' encoding='ISO-8859-1'?>\n<a b=\"".utf8) + [0xE9] + Array("\"/>".utf8)) == nil
+        )
         #expect(Self.problem([0xFF, 0xFE, 0x3C, 0x00, 0x61, 0x00]) == nil)
         #expect(
             Self.problem(Array("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<a".utf8) + [0xE9] + Array("/>".utf8))

@@ -14,29 +14,33 @@ import Testing
     /// What an app's `contents` holds beyond the model format's own facts.
     static let app = """
         <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="14490.99" systemVersion="18F132" \
-        minimumToolsVersion="Xcode 7.3" sourceLanguage="Objective-C" iOSVersion="Automatic" userDefinedModelVersionIdentifier="">
-            <entity name="Artist" representedClassName="FlickrSearcher.Artist" syncable="YES" codeGenerationType="class">
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="14490.99" \
+        systemVersion="18F132" minimumToolsVersion="Xcode 7.3" sourceLanguage="Objective-C" iOSVersion="Automatic" \
+        userDefinedModelVersionIdentifier="">
+            <entity name="Artist" representedClassName="FlickrSearcher.Artist" syncable="YES" \
+        codeGenerationType="class">
                 <attribute name="name" attributeType="String" syncable="YES"/>
-                <attribute name="rank" optional="YES" attributeType="Integer 16" minValueString="0.50" defaultValueString="NO" usesScalarValueType="NO" \
-        syncable="YES"/>
+                <attribute name="rank" optional="YES" attributeType="Integer 16" minValueString="0.50" \
+        defaultValueString="NO" usesScalarValueType="NO" syncable="YES"/>
                 <attribute name="verified" optional="YES" attributeType="Boolean" syncable="YES"/>
-                <attribute name="started" optional="YES" attributeType="Date" defaultValueString="now" usesScalarValueType="NO" elementID="started" \
+                <attribute name="started" optional="YES" attributeType="Date" defaultValueString="now" \
+        usesScalarValueType="NO" elementID="started" syncable="YES"/>
+                <attribute name="secret" optional="YES" attributeType="String" allowsCloudEncryption="YES" \
         syncable="YES"/>
-                <attribute name="secret" optional="YES" attributeType="String" allowsCloudEncryption="YES" syncable="YES"/>
-                <attribute name="nameLength" optional="YES" attributeType="Integer 64" derived="YES" derivationExpression="name.length" \
-        usesScalarValueType="YES" syncable="YES"/>
+                <attribute name="nameLength" optional="YES" attributeType="Integer 64" derived="YES" \
+        derivationExpression="name.length" usesScalarValueType="YES" syncable="YES"/>
                 <attribute name="scratch" optional="YES" transient="YES" attributeType="Undefined" syncable="YES">
                     <userInfo>
                         <entry key="note" value="kept &amp; shown"/>
                     </userInfo>
                 </attribute>
-                <relationship name="images" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Image" inverseName="artist" \
-        inverseEntity="Image" syncable="YES"/>
-                <relationship name="thumbnail" optional="YES" maxCount="1" deletionRule="Nullify" ordered="YES" destinationEntity="Image" \
-        inverseName="thumbnailOf" inverseEntity="Image" syncable="YES"/>
+                <relationship name="images" optional="YES" toMany="YES" deletionRule="Cascade" \
+        destinationEntity="Image" inverseName="artist" inverseEntity="Image" syncable="YES"/>
+                <relationship name="thumbnail" optional="YES" maxCount="1" deletionRule="Nullify" ordered="YES" \
+        destinationEntity="Image" inverseName="thumbnailOf" inverseEntity="Image" syncable="YES"/>
                 <fetchedProperty name="recent" optional="YES" syncable="YES">
-                    <fetchRequest name="fetchedPropertyFetchRequest" entity="Image" predicateString="artist == $FETCH_SOURCE"/>
+                    <fetchRequest name="fetchedPropertyFetchRequest" entity="Image" predicateString="artist == \
+        $FETCH_SOURCE"/>
                 </fetchedProperty>
                 <userInfo>
                     <entry key="table" value="artists"/>
@@ -55,10 +59,10 @@ import Testing
             <entity name="Image" representedClassName="FlickrSearcher.Photo" syncable="YES">
                 <attribute name="cache" optional="YES" transient="YES" syncable="YES"/>
                 <attribute name="url" optional="YES" attributeType="URI" syncable="YES"/>
-                <relationship name="artist" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Artist" inverseName="thumbnail" \
-        inverseEntity="Artist" syncable="YES"/>
-                <relationship name="thumbnailOf" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Artist" \
-        inverseName="thumbnail" inverseEntity="Artist" syncable="YES"/>
+                <relationship name="artist" optional="YES" maxCount="1" deletionRule="Nullify" \
+        destinationEntity="Artist" inverseName="thumbnail" inverseEntity="Artist" syncable="YES"/>
+                <relationship name="thumbnailOf" optional="YES" maxCount="1" deletionRule="Nullify" \
+        destinationEntity="Artist" inverseName="thumbnail" inverseEntity="Artist" syncable="YES"/>
             </entity>
             <fetchRequest name="AllArtists" entity="Artist" predicateString="name != nil" fetchLimit="20"/>
             <configuration name="Cloud" usedWithCloudKit="YES">
@@ -72,7 +76,9 @@ import Testing
         """
 
     /// The version imported, as the YAML loader reads it back.
-    static func imported(_ contents: String, in directory: TemporaryDirectory) throws -> (ImportedVersion, ModelVersionDescription) {
+    static func imported(_ contents: String, in directory: TemporaryDirectory) throws -> (
+        ImportedVersion, ModelVersionDescription
+    ) {
         try directory.write("App.xcdatamodel/contents", contents)
         let bundle = try XcodeModelBundle.read(path: directory.file("App.xcdatamodel"))
         let model = try XcodeModelImporter(modelName: "App").convert(bundle)
@@ -96,7 +102,9 @@ import Testing
         func keyed(_ node: XMLElementNode) -> [(String, XMLElementNode)] {
             var seen: [String: Int] = [:]
             return node.children.filter { $0.name != "elements" }.map { child in
-                let name = child.attributes["name"] ?? child.attributes["key"] ?? child.attributes["value"] ?? child.attributes["property"] ?? ""
+                let name =
+                    child.attributes["name"] ?? child.attributes["key"] ?? child.attributes["value"]
+                    ?? child.attributes["property"] ?? ""
                 let key = "\(child.name)[\(name)]"
                 seen[key, default: 0] += 1
                 return ("\(key)#\(seen[key]!)", child)
@@ -167,9 +175,11 @@ import Testing
         defer { directory.remove() }
         _ = try Self.imported(Self.app, in: directory)
         let compiled = try ModelLoader.loadModel(path: directory.file("Models/App"))
-        let unordered = Self.app.replacingOccurrences(of: #"deletionRule="Nullify" ordered="YES""#, with: #"deletionRule="Nullify""#)
+        let unordered = Self.app.replacingOccurrences(
+            of: #"deletionRule="Nullify" ordered="YES""#, with: #"deletionRule="Nullify""#)
         try directory.write("Plain/App.xcdatamodel/contents", unordered)
-        let plainModel = try XcodeModelImporter(modelName: "App").convert(try XcodeModelBundle.read(path: directory.file("Plain/App.xcdatamodel")))
+        let plainModel = try XcodeModelImporter(modelName: "App").convert(
+            try XcodeModelBundle.read(path: directory.file("Plain/App.xcdatamodel")))
         try directory.write("Plain/Models/App/1.yaml", try #require(plainModel.versions.first).yaml)
         let plain = try ModelLoader.loadModel(path: directory.file("Plain/Models/App"))
         let version = try #require(compiled.versions.first), plainVersion = try #require(plain.versions.first)
@@ -198,7 +208,10 @@ import Testing
         } catch {
             #expect(
                 error.problems == [
-                    "\(directory.file("App.xcdatamodel/contents")):5:20: attribute 'Artist.Name': attribute type 'Strin' is not supported by the model format"
+                    """
+                    \(directory.file("App.xcdatamodel/contents")):5:20: attribute 'Artist.Name': attribute type \
+                    'Strin' is not supported by the model format
+                    """
                 ])
         }
         // A diagnostic of the YAML maps back through the line table.

@@ -33,7 +33,8 @@ import Testing
               scratch: { type: string, transient: true, optional: true }
               legacyName: { type: string, optional: true, renamedFrom: oldName, hashModifier: v2 }
             relationships:
-              tags: { destination: Tag, toMany: true, ordered: true, inverse: items, deleteRule: nullify, minCount: 1, maxCount: 5 }
+              tags: { destination: Tag, toMany: true, ordered: true, inverse: items, deleteRule: nullify, minCount: 1, \
+        maxCount: 5 }
               shelf: { destination: Shelf, optional: false, inverse: items, deleteRule: deny }
               notes: { destination: Note, toMany: true, deleteRule: cascade, inverse: item }
             uniqueness: [[title, size]]
@@ -62,7 +63,9 @@ import Testing
         .replacingOccurrences(of: "identifier: \"2026.1 <beta> & \\\"quoted\\\"\"", with: "identifier: \"2026.2\"")
         .replacingOccurrences(
             of: "          Note:\n            attributes: { text: string? }",
-            with: "          Note:\n            attributes: { body: { type: string, optional: true, renamedFrom: text } }")
+            with:
+                "          Note:\n            attributes: { body: { type: string, optional: true, renamedFrom: text } }"
+        )
 
     static func compiled(_ folder: String) throws -> CompiledModel { try ModelLoader.loadModel(path: folder) }
 
@@ -101,7 +104,8 @@ import Testing
                     entity.indexes.map { $0.elements.map { "\($0.property) \($0.isDescending)" } }
                         == other.indexes.map { $0.elements.map { "\($0.property) \($0.isDescending)" } })
                 for attribute in entity.attributes {
-                    var mine = attribute.declaration, theirs = try #require(other.attribute(named: attribute.name)?.declaration)
+                    var mine = attribute.declaration,
+                        theirs = try #require(other.attribute(named: attribute.name)?.declaration)
                     mine.location = theirs.location
                     theirs.location = mine.location
                     // What only Xcode reads: export gives a YAML-only model Xcode's defaults
@@ -111,7 +115,8 @@ import Testing
                     #expect(mine == theirs, "\(entity.name).\(attribute.name)")
                 }
                 for relationship in entity.relationships {
-                    var mine = relationship.declaration, theirs = try #require(other.relationship(named: relationship.name)?.declaration)
+                    var mine = relationship.declaration,
+                        theirs = try #require(other.relationship(named: relationship.name)?.declaration)
                     mine.location = theirs.location
                     mine.xcode = theirs.xcode
                     #expect(mine == theirs, "\(entity.name).\(relationship.name)")
@@ -126,12 +131,19 @@ import Testing
         try directory.write("Models/Shop/1.yaml", Self.v1)
         let loaded = try #require(ModelLoader.load(path: directory.file("Models/Shop")).models.first)
         let xml = XcodeModelExporter().export(loaded.versions, model: "Shop").versions[0].contents
-        #expect(xml.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<model type=\"com.apple.IDECoreDataModeler.DataModel\""))
+        #expect(
+            xml.hasPrefix(
+                """
+                <?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<model \
+                type=\"com.apple.IDECoreDataModeler.DataModel\"
+                """
+            ))
         #expect(xml.contains(#"userDefinedModelVersionIdentifier="2026.1 &lt;beta&gt; &amp; &quot;quoted&quot;">"#))
         #expect(
             xml.contains(
                 #"""
-                <entity name="Book" representedClassName="Book" parentEntity="Item" elementID="Volume" versionHashModifier="b" syncable="YES">
+                <entity name="Book" representedClassName="Book" parentEntity="Item" elementID="Volume" \#
+                versionHashModifier="b" syncable="YES">
                 """#))
         #expect(
             xml.contains(
@@ -139,18 +151,30 @@ import Testing
                 <attribute name="title" attributeType="String" minValueString="1" maxValueString="80" \#
                 defaultValueString="Untitled &quot;new&quot;"/>
                 """#))
-        #expect(xml.contains(#"<attribute name="added" attributeType="Date" minDateTimeInterval="-31622400" defaultDateTimeInterval="10.5"/>"#))
-        #expect(xml.contains(#"<attribute name="active" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>"#))
         #expect(
             xml.contains(
                 #"""
-                <relationship name="tags" optional="YES" toMany="YES" ordered="YES" minCount="1" maxCount="5" deletionRule="Nullify" \#
-                destinationEntity="Tag" inverseName="items" inverseEntity="Tag"/>
+                <attribute name="added" attributeType="Date" minDateTimeInterval="-31622400" \#
+                defaultDateTimeInterval="10.5"/>
+                """#
+            ))
+        #expect(
+            xml.contains(
+                #"""
+                <attribute name="active" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>
+                """#
+            ))
+        #expect(
+            xml.contains(
+                #"""
+                <relationship name="tags" optional="YES" toMany="YES" ordered="YES" minCount="1" maxCount="5" \#
+                deletionRule="Nullify" destinationEntity="Tag" inverseName="items" inverseEntity="Tag"/>
                 """#))
         #expect(
             xml.contains(
                 #"""
-                <relationship name="shelf" maxCount="1" deletionRule="Deny" destinationEntity="Shelf" inverseName="items" inverseEntity="Shelf"/>
+                <relationship name="shelf" maxCount="1" deletionRule="Deny" destinationEntity="Shelf" \#
+                inverseName="items" inverseEntity="Shelf"/>
                 """#))
         #expect(
             xml.contains(
@@ -185,7 +209,9 @@ import Testing
                 "Blob.data: the default of a binary attribute (Xcode's format has none)",
                 "Blob.bell: the default, which holds control characters XML 1.0 cannot carry",
             ])
-        #expect(exported.versions[0].contents.contains(#"<attribute name="tab" attributeType="String" defaultValueString="a&#9;b&#10;c"/>"#))
+        #expect(
+            exported.versions[0].contents.contains(
+                #"<attribute name="tab" attributeType="String" defaultValueString="a&#9;b&#10;c"/>"#))
         #expect(exported.versions[0].contents.contains(#"<attribute name="bell" attributeType="String"/>"#))
     }
 
@@ -202,6 +228,8 @@ import Testing
         try exported.write(to: path, force: true)
         #expect(!FileManager.default.fileExists(atPath: path + "/Old.xcdatamodel"))
         #expect(FileManager.default.fileExists(atPath: path + "/Shop.xcdatamodel/contents"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".mm-scratch.") }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".mm-scratch.") }
+                .isEmpty)
     }
 }

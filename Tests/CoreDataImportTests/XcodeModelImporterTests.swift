@@ -50,7 +50,8 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
             attributes:
               pages: { type: integer32, default: 1, min: 1, max: 5000, scalar: true }
             relationships:
-              chapters: { destination: Chapter, toMany: true, ordered: true, optional: false, minCount: 1, maxCount: 50, inverse: book, deleteRule: deny }
+              chapters: { destination: Chapter, toMany: true, ordered: true, optional: false, minCount: 1, maxCount: \
+        50, inverse: book, deleteRule: deny }
           Chapter:
             className: "Chapter"
             attributes:
@@ -100,7 +101,8 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
     @Test func convertsEveryElementAndAttributeExactly() throws {
         let model = try XcodeModelImporter().convert(XcodeFixtures.library)
         #expect(model.name == "Library")
-        #expect(model.versions.map(\.source) == ["Library.xcdatamodel", "Library 2.xcdatamodel", "Library 3.xcdatamodel"])
+        #expect(
+            model.versions.map(\.source) == ["Library.xcdatamodel", "Library 2.xcdatamodel", "Library 3.xcdatamodel"])
         #expect(model.versions[0].yaml == Self.libraryV1YAML)
         #expect(model.versions.map(\.isCurrent) == [false, false, true])
     }
@@ -117,10 +119,13 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
         let v2 = model.versions[1].yaml, v3 = model.versions[2].yaml
         #expect(v2.contains("      caption: { type: string, renamedFrom: \"heading\" }\n"))
         #expect(v2.contains("  Label:\n    renamedFrom: \"Tag\"\n"))
-        #expect(v2.contains("      labels: { destination: Label, toMany: true, inverse: items, renamedFrom: \"tags\" }\n"))
+        #expect(
+            v2.contains("      labels: { destination: Label, toMany: true, inverse: items, renamedFrom: \"tags\" }\n"))
         #expect(v3.contains("      headline: { type: string, renamedFrom: \"caption\" }\n"))
         #expect(v3.contains("  Keyword:\n    renamedFrom: \"Label\"\n"))
-        #expect(v3.contains("      keywords: { destination: Keyword, toMany: true, inverse: items, renamedFrom: \"labels\" }\n"))
+        #expect(
+            v3.contains(
+                "      keywords: { destination: Keyword, toMany: true, inverse: items, renamedFrom: \"labels\" }\n"))
     }
 
     @Test func importedVersionsCompileAndInferenceSeesTheRenames() throws {
@@ -147,10 +152,12 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
     /// Hashes computed independently of the importer: Apple's, read from the
     /// CoreDataPlus store of this model version.
     @Test func sampleModelGivesApplesHashes() throws {
-        let model = try XcodeModelImporter().convert(XcodeFixtures.bundle([("SampleModel.xcdatamodel", XcodeFixtures.sampleV1)], name: "SampleModel"))
+        let model = try XcodeModelImporter().convert(
+            XcodeFixtures.bundle([("SampleModel.xcdatamodel", XcodeFixtures.sampleV1)], name: "SampleModel"))
         let version = try #require(try compile(model).version(1))
         #expect(version.versionHashes["Car"]?.hex == "9e555529072158220d1bacd2f80a3dad4919f74a32aa8be9ee22a6a7b4126c8f")
-        #expect(version.versionHashes["Person"]?.hex == "164268551b45108ae763aa2ba61ff32d32d32323850987c3e21607c8da44b72b")
+        #expect(
+            version.versionHashes["Person"]?.hex == "164268551b45108ae763aa2ba61ff32d32d32323850987c3e21607c8da44b72b")
         #expect(version.versionHashes.keys.sorted() == ["Car", "ExpensiveSportCar", "Person", "SportCar"])
     }
 
@@ -168,7 +175,8 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
                 parent: Item
                 attributes: { pages: { type: integer32, default: 1 } }
                 relationships:
-                  chapters: { destination: Chapter, toMany: true, ordered: true, optional: false, inverse: book, deleteRule: deny }
+                  chapters: { destination: Chapter, toMany: true, ordered: true, optional: false, inverse: book, \
+            deleteRule: deny }
               Chapter:
                 attributes: { headline: string, summary: string? }
                 relationships:
@@ -191,7 +199,8 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
         defer { folder.remove() }
         try folder.write("Library/1.yaml", handWritten)
         let expected = try ModelLoader.loadModel(path: folder.file("Library")).current
-        let imported = try XcodeModelImporter().convert(XcodeFixtures.bundle([("Library 3.xcdatamodel", XcodeFixtures.libraryV3)]))
+        let imported = try XcodeModelImporter().convert(
+            XcodeFixtures.bundle([("Library 3.xcdatamodel", XcodeFixtures.libraryV3)]))
         let actual = try #require(try compile(imported).version(1))
         #expect(actual.versionHashes == expected.versionHashes)
         #expect(actual.versionHashesDigest == expected.versionHashesDigest)
@@ -201,22 +210,31 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
         let xml =
             XcodeFixtures.header("1") + """
                     <entity name="Event" syncable="YES">
-                        <attribute name="at" attributeType="Date" defaultDateTimeInterval="-978307200" minDateTimeInterval="-978307200" \
-                maxDateTimeInterval="1000000000" usesScalarValueType="NO"/>
-                        <attribute name="created" optional="YES" attributeType="Date" defaultValueString="now" usesScalarValueType="NO"/>
-                        <attribute name="done" attributeType="Boolean" defaultValueString="NO" usesScalarValueType="YES"/>
-                        <attribute name="link" attributeType="URI" defaultValueString="https://example.com/a?b=c&amp;d=&quot;e&quot;"/>
-                        <attribute name="id" attributeType="UUID" defaultValueString="0E6B1B5C-26E4-4F6A-9B3E-4F1D3C2A1B00" usesScalarValueType="NO"/>
+                        <attribute name="at" attributeType="Date" defaultDateTimeInterval="-978307200" \
+                minDateTimeInterval="-978307200" maxDateTimeInterval="1000000000" usesScalarValueType="NO"/>
+                        <attribute name="created" optional="YES" attributeType="Date" defaultValueString="now" \
+                usesScalarValueType="NO"/>
+                        <attribute name="done" attributeType="Boolean" defaultValueString="NO" \
+                usesScalarValueType="YES"/>
+                        <attribute name="link" attributeType="URI" \
+                defaultValueString="https://example.com/a?b=c&amp;d=&quot;e&quot;"/>
+                        <attribute name="id" attributeType="UUID" \
+                defaultValueString="0E6B1B5C-26E4-4F6A-9B3E-4F1D3C2A1B00" usesScalarValueType="NO"/>
                     </entity>
                 </model>
                 """
-        let model = try XcodeModelImporter().convert(XcodeFixtures.bundle([("Events.xcdatamodel", xml)], name: "Events"))
+        let model = try XcodeModelImporter().convert(
+            XcodeFixtures.bundle([("Events.xcdatamodel", xml)], name: "Events"))
         let yaml = model.versions[0].yaml
         #expect(
             yaml.contains(
-                "      at: { type: date, default: \"1970-01-01T00:00:00Z\", min: \"1970-01-01T00:00:00Z\", max: \"2032-09-09T01:46:40Z\", "
+                "      at: { type: date, default: \"1970-01-01T00:00:00Z\", min: \"1970-01-01T00:00:00Z\", max: "
+                    + "\"2032-09-09T01:46:40Z\", "
                     + "scalar: false }\n"))
-        #expect(yaml.contains("      created: { type: date, optional: true, scalar: false, xcode: { defaultValueString: \"now\" } }\n"))
+        #expect(
+            yaml.contains(
+                "      created: { type: date, optional: true, scalar: false, xcode: { defaultValueString: \"now\" } }\n"
+            ))
         #expect(yaml.contains("      done: { type: boolean, default: false, scalar: true }\n"))
         #expect(yaml.contains("      link: { type: uri, default: \"https://example.com/a?b=c&d=\\\"e\\\"\" }\n"))
         // Export writes UUIDs in lowercase: Xcode's uppercase text is kept beside.
@@ -224,7 +242,13 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
             yaml.contains(
                 "      id: { type: uuid, default: \"0E6B1B5C-26E4-4F6A-9B3E-4F1D3C2A1B00\", scalar: false, "
                     + "xcode: { defaultValueString: \"0E6B1B5C-26E4-4F6A-9B3E-4F1D3C2A1B00\" } }\n"))
-        #expect(model.versions[0].warnings == ["date defaults other than a fixed date (e.g. \"now\"; kept for Xcode, no default here): Event.created (now)"])
+        #expect(
+            model.versions[0].warnings == [
+                """
+                date defaults other than a fixed date (e.g. \"now\"; kept for Xcode, no default here): Event.created \
+                (now)
+                """
+            ])
         let event = try #require(try compile(model).version(1)?.entity(named: "Event"))
         #expect(event.attribute(named: "at")?.declaration.defaultValue == .date(-978307200))
     }
@@ -237,7 +261,8 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
                         <attribute name="Total" attributeType="Integer 32" defaultValueString="x"/>
                         <attribute name="thing" attributeType="Undefined"/>
                         <attribute name="shape" attributeType="Composite"/>
-                        <relationship name="owner" optional="YES" maxCount="1" deletionRule="Explode" destinationEntity="person"/>
+                        <relationship name="owner" optional="YES" maxCount="1" deletionRule="Explode" \
+                destinationEntity="person"/>
                     </entity>
                 </model>
                 """
@@ -252,20 +277,20 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
                     (ASCII letters, digits and '_', starting with an uppercase letter)
                     """,
                     """
-                    Bad.xcdatamodeld/Bad.xcdatamodel/contents:4:20: attribute 'person.description': the name 'description' is reserved \
-                    (it clashes with an NSManagedObject member)
+                    Bad.xcdatamodeld/Bad.xcdatamodel/contents:4:20: attribute 'person.description': the name \
+                    'description' is reserved (it clashes with an NSManagedObject member)
                     """,
                     """
-                    Bad.xcdatamodeld/Bad.xcdatamodel/contents:6:20: attribute 'person.thing': type Undefined is allowed only for transient attributes \
-                    (Xcode refuses it too)
+                    Bad.xcdatamodeld/Bad.xcdatamodel/contents:6:20: attribute 'person.thing': type Undefined is \
+                    allowed only for transient attributes (Xcode refuses it too)
                     """,
                     """
-                    Bad.xcdatamodeld/Bad.xcdatamodel/contents:7:20: attribute 'person.shape': a Composite attribute without composite="…" \
-                    (Xcode writes the composite's name)
+                    Bad.xcdatamodeld/Bad.xcdatamodel/contents:7:20: attribute 'person.shape': a Composite attribute \
+                    without composite="…" (Xcode writes the composite's name)
                     """,
                     """
-                    Bad.xcdatamodeld/Bad.xcdatamodel/contents:8:23: relationship 'person.owner': unknown deletionRule 'Explode' \
-                    (Nullify, Cascade, Deny or No Action)
+                    Bad.xcdatamodeld/Bad.xcdatamodel/contents:8:23: relationship 'person.owner': unknown deletionRule \
+                    'Explode' (Nullify, Cascade, Deny or No Action)
                     """,
                 ]
         }
@@ -273,11 +298,13 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
 
     @Test func malformedXMLIsRefused() throws {
         #expect {
-            _ = try XcodeModelImporter().convert(XcodeFixtures.bundle([("Broken.xcdatamodel", "<model><entity name=\"A\"></model>")], name: "Broken"))
+            _ = try XcodeModelImporter().convert(
+                XcodeFixtures.bundle([("Broken.xcdatamodel", "<model><entity name=\"A\"></model>")], name: "Broken"))
         } throws: { error in
             guard let error = error as? ImportError else { return false }
             return error.kind == .malformed && error.problems.count == 1
-                && error.problems[0].hasPrefix("Broken.xcdatamodeld/Broken.xcdatamodel/contents:1:1: not well-formed XML")
+                && error.problems[0].hasPrefix(
+                    "Broken.xcdatamodeld/Broken.xcdatamodel/contents:1:1: not well-formed XML")
         }
     }
 
@@ -286,23 +313,34 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
         let xml =
             XcodeFixtures.header("") + """
                     <entity name="Note" syncable="YES" spotlightIndexingEnabled="YES">
-                        <attribute name="body" optional="YES" attributeType="String" allowsCloudEncryption="YES" regularExpressionString="[a-z]*"/>
+                        <attribute name="body" optional="YES" attributeType="String" allowsCloudEncryption="YES" \
+                regularExpressionString="[a-z]*"/>
                         <fetchIndex name="byBody">
-                            <fetchIndexElement expression="length:(body)" expressionType="Integer 64" order="ascending"/>
+                            <fetchIndexElement expression="length:(body)" expressionType="Integer 64" \
+                order="ascending"/>
                         </fetchIndex>
                     </entity>
                 </model>
                 """
-        let model = try XcodeModelImporter(modelName: "Notes").convert(XcodeFixtures.bundle([("Notes.xcdatamodel", xml)]))
+        let model = try XcodeModelImporter(modelName: "Notes").convert(
+            XcodeFixtures.bundle([("Notes.xcdatamodel", xml)]))
         #expect(model.name == "Notes")
         #expect(model.versions[0].yaml.contains("    xcode: { spotlightIndexingEnabled: \"YES\" }\n"))
         #expect(
             model.versions[0].yaml.contains(
-                "      body: { type: string, optional: true, xcode: { allowsCloudEncryption: \"YES\", regularExpressionString: \"[a-z]*\" } }\n"))
+                """
+                      body: { type: string, optional: true, xcode: { allowsCloudEncryption: \"YES\", \
+                regularExpressionString: \"[a-z]*\" } }\n
+                """
+            ))
         // An expression element is kept as written (the store indexes only key paths).
         #expect(
             model.versions[0].yaml.contains(
-                #"      - { name: byBody, properties: [{ expression: "length:(body)", expressionType: "Integer 64" }] }"# + "\n"))
+                #"""
+                      - { name: byBody, properties: [{ expression: "length:(body)", expressionType: "Integer \#
+                64" }] }
+                """#
+                    + "\n"))
         #expect(model.versions[0].warnings == [])
         #expect(!model.versions[0].yaml.contains("identifier:"))
     }

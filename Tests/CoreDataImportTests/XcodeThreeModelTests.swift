@@ -23,7 +23,8 @@ import Testing
 
         func className(_ name: String) -> PropertyListValue {
             if let known = classes[name] { return known }
-            let uid = add(.dictionary(["$classname": .string(name), "$classes": .array([.string(name), .string("NSObject")])]))
+            let uid = add(
+                .dictionary(["$classname": .string(name), "$classes": .array([.string(name), .string("NSObject")])]))
             classes[name] = uid
             return uid
         }
@@ -37,16 +38,21 @@ import Testing
         /// The entries of a dictionary this archive holds, by reference.
         func dictionaryEntries(_ reference: PropertyListValue?) -> [(String, PropertyListValue)] {
             guard case .dictionary(let ref)? = reference, case .integer(let index)? = ref["CF$UID"],
-                case .dictionary(let d) = objects[Int(index)], case .array(let keys)? = d["NS.keys"], case .array(let values)? = d["NS.objects"]
+                case .dictionary(let d) = objects[Int(index)], case .array(let keys)? = d["NS.keys"],
+                case .array(let values)? = d["NS.objects"]
             else { return [] }
             return zip(keys, values).compactMap { key, value in
-                guard case .dictionary(let k) = key, case .integer(let i)? = k["CF$UID"], case .string(let name) = objects[Int(i)] else { return nil }
+                guard case .dictionary(let k) = key, case .integer(let i)? = k["CF$UID"],
+                    case .string(let name) = objects[Int(i)]
+                else { return nil }
                 return (name, value)
             }
         }
 
         func dictionary(_ entries: [(String, PropertyListValue)]) -> PropertyListValue {
-            object("NSMutableDictionary", ["NS.keys": .array(entries.map { add(.string($0.0)) }), "NS.objects": .array(entries.map(\.1))])
+            object(
+                "NSMutableDictionary",
+                ["NS.keys": .array(entries.map { add(.string($0.0)) }), "NS.objects": .array(entries.map(\.1))])
         }
 
         /// A stereotype holding tagged values.
@@ -62,7 +68,9 @@ import Testing
                         ])
                 )
             }
-            return object("XDUMLStereotypeImp", ["_name": add(.string(name)), "XDBucketForOwnedAttributesstorage": dictionary(owned)])
+            return object(
+                "XDUMLStereotypeImp",
+                ["_name": add(.string(name)), "XDBucketForOwnedAttributesstorage": dictionary(owned)])
         }
 
         func attribute(
@@ -86,12 +94,17 @@ import Testing
                 "XDPMAttribute",
                 [
                     "_name": add(.string(name)),
-                    "XDBucketForStereotypesstorage": dictionary([("XD_PPropStereotype", property), ("XD_PAtt_Stereotype", attribute)]),
+                    "XDBucketForStereotypesstorage": dictionary([
+                        ("XD_PPropStereotype", property), ("XD_PAtt_Stereotype", attribute),
+                    ]),
                 ])
         }
 
-        func entity(_ name: String, _ attributes: [PropertyListValue], extra: [PropertyListValue] = []) -> PropertyListValue {
-            let tags = stereotype("XD_PStereotype", [("XD_PSK_entityClassName", .string(name)), ("XD_PSK_isAbstract", .boolean(false))])
+        func entity(_ name: String, _ attributes: [PropertyListValue], extra: [PropertyListValue] = [])
+            -> PropertyListValue
+        {
+            let tags = stereotype(
+                "XD_PStereotype", [("XD_PSK_entityClassName", .string(name)), ("XD_PSK_isAbstract", .boolean(false))])
             let names = attributes.indices.map { "a\($0)" }
             return object(
                 "XDPMEntity",
@@ -125,8 +138,8 @@ import Testing
 
     static let second = """
         <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="1811" systemVersion="11D50" \
-        minimumToolsVersion="Xcode 4.1" macOSVersion="Automatic" iOSVersion="Automatic">
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="1811" \
+        systemVersion="11D50" minimumToolsVersion="Xcode 4.1" macOSVersion="Automatic" iOSVersion="Automatic">
             <entity name="Note" representedClassName="Note" syncable="YES">
                 <attribute name="content" attributeType="String" syncable="YES"/>
                 <attribute name="pinned" attributeType="Boolean" defaultValueString="NO" syncable="YES"/>
@@ -145,7 +158,8 @@ import Testing
             "Notes.xcdatamodeld/.xccurrentversion",
             """
             <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Notes 2.xcdatamodel</string></dict></plist>
+            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Notes \
+            2.xcdatamodel</string></dict></plist>
             """)
         return folder
     }
@@ -186,7 +200,8 @@ import Testing
         try folder.write("Models/Notes/2.yaml", model.versions[1].yaml)
         let compiled = try ModelLoader.loadModel(path: folder.file("Models/Notes"))
         #expect(compiled.versions.count == 2)
-        #expect(compiled.versions[0].entities.first?.attributes.map(\.name) == ["content", "created", "pinned", "rank"])
+        #expect(
+            compiled.versions[0].entities.first?.attributes.map(\.name) == ["content", "created", "pinned", "rank"])
     }
 
     /// The models Xcode embeds in mapping models (`sourcemodeldata`) are this format
@@ -195,13 +210,18 @@ import Testing
         let archive = Archive()
         let tagEntity = archive.add(.string("placeholder"))
         let notesRelationship = archive.add(.string("placeholder"))
-        func relationship(_ name: String, toMany: Bool, optional: Bool, inverse: PropertyListValue) -> PropertyListValue {
-            let property = archive.stereotype("XD_PPropStereotype", [("XD_PPSK_isOptional", .boolean(optional)), ("XD_PPSK_isTransient", .boolean(false))])
+        func relationship(_ name: String, toMany: Bool, optional: Bool, inverse: PropertyListValue) -> PropertyListValue
+        {
+            let property = archive.stereotype(
+                "XD_PPropStereotype",
+                [("XD_PPSK_isOptional", .boolean(optional)), ("XD_PPSK_isTransient", .boolean(false))])
             let details = archive.stereotype(
                 "XD_PRelStereotype",
                 [
-                    ("XD_PRK_destination", tagEntity), ("XD_PRK_inverseRelationship", inverse), ("XD_PRK_isToMany", .boolean(toMany)),
-                    ("XD_PRK_minCount", .integer(0)), ("XD_PRK_maxCount", .integer(toMany ? 0 : 1)), ("XD_PRK_deleteRule", .integer(2)),
+                    ("XD_PRK_destination", tagEntity), ("XD_PRK_inverseRelationship", inverse),
+                    ("XD_PRK_isToMany", .boolean(toMany)),
+                    ("XD_PRK_minCount", .integer(0)), ("XD_PRK_maxCount", .integer(toMany ? 0 : 1)),
+                    ("XD_PRK_deleteRule", .integer(2)),
                     ("XD_PRK_ordered", .boolean(false)),
                 ])
             return archive.object(
@@ -214,11 +234,16 @@ import Testing
         let tags = relationship("tags", toMany: true, optional: true, inverse: notesRelationship)
         let note = archive.entity("Note", [archive.attribute("content", type: 700)], extra: [tags])
         let constraint = archive.object("NSMutableArray", ["NS.objects": .array([archive.add(.string("content"))])])
-        let uniqueness = archive.stereotype("XD_PUniq", [("XDPMUniquenessConstraints", archive.object("NSMutableArray", ["NS.objects": .array([constraint])]))])
+        let uniqueness = archive.stereotype(
+            "XD_PUniq",
+            [("XDPMUniquenessConstraints", archive.object("NSMutableArray", ["NS.objects": .array([constraint])]))])
         // Entities hold their stereotypes in one dictionary: add the uniqueness one.
-        guard case .dictionary(let ref) = note, case .integer(let index)? = ref["CF$UID"], case .dictionary(var fields) = archive.objects[Int(index)],
-            case .dictionary(let bucketRef)? = fields["XDBucketForStereotypesstorage"], case .integer(let bucket)? = bucketRef["CF$UID"],
-            case .dictionary(let stereotypes) = archive.objects[Int(bucket)], case .array(let keys)? = stereotypes["NS.keys"],
+        guard case .dictionary(let ref) = note, case .integer(let index)? = ref["CF$UID"],
+            case .dictionary(var fields) = archive.objects[Int(index)],
+            case .dictionary(let bucketRef)? = fields["XDBucketForStereotypesstorage"],
+            case .integer(let bucket)? = bucketRef["CF$UID"],
+            case .dictionary(let stereotypes) = archive.objects[Int(bucket)],
+            case .array(let keys)? = stereotypes["NS.keys"],
             case .array(let values)? = stereotypes["NS.objects"]
         else {
             Issue.record("archive shape")
@@ -235,9 +260,12 @@ import Testing
             "Tag", [archive.attribute("name", type: 700)],
             extra: [relationship("notes", toMany: false, optional: true, inverse: tags)])
         // The placeholders become references to the Tag entity and its relationship.
-        guard case .dictionary(let tagRef) = tag, case .dictionary(let placeholder) = tagEntity, case .integer(let slot)? = placeholder["CF$UID"],
-            case .dictionary(let notesPlaceholder) = notesRelationship, case .integer(let notesSlot)? = notesPlaceholder["CF$UID"],
-            case .integer(let tagIndex)? = tagRef["CF$UID"], case .dictionary(let tagFields) = archive.objects[Int(tagIndex)]
+        guard case .dictionary(let tagRef) = tag, case .dictionary(let placeholder) = tagEntity,
+            case .integer(let slot)? = placeholder["CF$UID"],
+            case .dictionary(let notesPlaceholder) = notesRelationship,
+            case .integer(let notesSlot)? = notesPlaceholder["CF$UID"],
+            case .integer(let tagIndex)? = tagRef["CF$UID"],
+            case .dictionary(let tagFields) = archive.objects[Int(tagIndex)]
         else {
             Issue.record("archive shape")
             return
@@ -259,14 +287,18 @@ import Testing
                       tags: { destination: Tag, toMany: true, inverse: notes, deleteRule: cascade }
                     uniqueness: [[content]]
                 """), "\(model.versions[0].yaml)")
-        #expect(model.versions[0].yaml.contains("      notes: { destination: Tag, inverse: tags, deleteRule: cascade }"), "\(model.versions[0].yaml)")
+        #expect(
+            model.versions[0].yaml.contains("      notes: { destination: Tag, inverse: tags, deleteRule: cascade }"),
+            "\(model.versions[0].yaml)")
     }
 
     /// A mapping model's embedded copy becomes a one-version model, compiled for its hashes.
     @Test func anEmbeddedModelBecomesTheYAMLOfOneVersion() throws {
         let archive = Archive()
-        let note = archive.entity("Note", [archive.attribute("content", type: 700), archive.attribute("rank", type: 200, optional: true)])
-        let yaml = try XcodeMappingModel.yaml(ofEmbeddedModel: archive.bytes([note]), model: "Notes", label: "M.xcmappingmodel: sourcemodeldata")
+        let note = archive.entity(
+            "Note", [archive.attribute("content", type: 700), archive.attribute("rank", type: 200, optional: true)])
+        let yaml = try XcodeMappingModel.yaml(
+            ofEmbeddedModel: archive.bytes([note]), model: "Notes", label: "M.xcmappingmodel: sourcemodeldata")
         #expect(
             yaml.hasSuffix(
                 """
@@ -282,7 +314,8 @@ import Testing
 
                 """), "\(yaml)")
         #expect {
-            try XcodeMappingModel.yaml(ofEmbeddedModel: Array("not a plist".utf8), model: "Notes", label: "M.xcmappingmodel: sourcemodeldata")
+            try XcodeMappingModel.yaml(
+                ofEmbeddedModel: Array("not a plist".utf8), model: "Notes", label: "M.xcmappingmodel: sourcemodeldata")
         } throws: { error in
             "\(error)".hasPrefix("M.xcmappingmodel: sourcemodeldata: ")
         }
@@ -298,12 +331,16 @@ import Testing
     }
 
     /// An archived NSDecimalNumber: `mantissa` × 10^`exponent`.
-    static func decimal(_ archive: Archive, mantissa: UInt16, exponent: Int64 = 0, negative: Bool = false) -> PropertyListValue {
+    static func decimal(_ archive: Archive, mantissa: UInt16, exponent: Int64 = 0, negative: Bool = false)
+        -> PropertyListValue
+    {
         archive.object(
             "NSDecimalNumberPlaceholder",
             [
-                "NS.mantissa": .data([UInt8(mantissa & 0xff), UInt8(mantissa >> 8)] + [UInt8](repeating: 0, count: 14)),
-                "NS.length": .integer(mantissa == 0 ? 0 : 1), "NS.exponent": .integer(exponent), "NS.negative": .boolean(negative),
+                "NS.mantissa": .data(
+                    [UInt8(mantissa & 0xff), UInt8(mantissa >> 8)] + [UInt8](repeating: 0, count: 14)),
+                "NS.length": .integer(mantissa == 0 ? 0 : 1), "NS.exponent": .integer(exponent),
+                "NS.negative": .boolean(negative),
                 "NS.compact": .boolean(true), "NS.mantissa.bo": .integer(1),
             ])
     }
@@ -314,28 +351,41 @@ import Testing
     @Test func inheritanceFetchRequestsAndDecimalCountsAreRead() throws {
         let archive = Archive()
         let itemPlaceholder = archive.add(.string("placeholder"))
-        let property = archive.stereotype("XD_PPropStereotype", [("XD_PPSK_isOptional", .boolean(true)), ("XD_PPSK_isTransient", .boolean(false))])
+        let property = archive.stereotype(
+            "XD_PPropStereotype", [("XD_PPSK_isOptional", .boolean(true)), ("XD_PPSK_isTransient", .boolean(false))])
         let details = archive.stereotype(
             "XD_PRelStereotype",
             [
                 ("XD_PRK_destination", itemPlaceholder), ("XD_PRK_isToMany", .boolean(true)),
-                ("XD_PRK_minCount", Self.decimal(archive, mantissa: 2)), ("XD_PRK_maxCount", Self.decimal(archive, mantissa: 0)),
+                ("XD_PRK_minCount", Self.decimal(archive, mantissa: 2)),
+                ("XD_PRK_maxCount", Self.decimal(archive, mantissa: 0)),
                 ("XD_PRK_deleteRule", .integer(1)),
             ])
         let related = archive.object(
             "XDPMRelationship",
-            ["_name": archive.add(.string("related")), "XDBucketForStereotypesstorage": archive.dictionary([("p", property), ("r", details)])])
+            [
+                "_name": archive.add(.string("related")),
+                "XDBucketForStereotypesstorage": archive.dictionary([("p", property), ("r", details)]),
+            ])
         let item = archive.entity("Item", [archive.attribute("title", type: 700)], extra: [related])
         let book = archive.entity("Book", [archive.attribute("pages", type: 200, optional: true)])
         // The placeholder becomes a reference to Item.
-        if case .dictionary(let placeholder) = itemPlaceholder, case .integer(let slot)? = placeholder["CF$UID"] { archive.objects[Int(slot)] = item }
-        let generalization = archive.object("XDUMLGeneralizationImp", ["_general": item, "_specific": book, "_owner": book])
-        Self.set(archive, book, "XDBucketForGeneralizationsstorage", archive.object("NSMutableArray", ["NS.objects": .array([generalization])]))
-        Self.set(archive, item, "XDBucketForGeneralizationsstorage", archive.object("NSMutableArray", ["NS.objects": .array([generalization])]))
+        if case .dictionary(let placeholder) = itemPlaceholder, case .integer(let slot)? = placeholder["CF$UID"] {
+            archive.objects[Int(slot)] = item
+        }
+        let generalization = archive.object(
+            "XDUMLGeneralizationImp", ["_general": item, "_specific": book, "_owner": book])
+        Self.set(
+            archive, book, "XDBucketForGeneralizationsstorage",
+            archive.object("NSMutableArray", ["NS.objects": .array([generalization])]))
+        Self.set(
+            archive, item, "XDBucketForGeneralizationsstorage",
+            archive.object("NSMutableArray", ["NS.objects": .array([generalization])]))
         _ = archive.object(
             "XDPMFetchRequest",
             [
-                "_name": archive.add(.string("longBooks")), "_entity": book, "_predicateString": archive.add(.string("pages > 300")),
+                "_name": archive.add(.string("longBooks")), "_entity": book,
+                "_predicateString": archive.add(.string("pages > 300")),
                 "_fetchedProperty": .dictionary(["CF$UID": .integer(0)]),
             ])
         let folder = try bundle(elements: archive.bytes([item, book]))
@@ -344,7 +394,9 @@ import Testing
         let yaml = model.versions[0].yaml
         #expect(yaml.contains("  Book:\n    parent: Item\n"), "\(yaml)")
         #expect(yaml.contains("      related: { destination: Item, toMany: true, minCount: 2 }"), "\(yaml)")
-        #expect(yaml.contains("fetchRequests:\n  longBooks: { entity: \"Book\", predicateString: \"pages > 300\" }\n"), "\(yaml)")
+        #expect(
+            yaml.contains("fetchRequests:\n  longBooks: { entity: \"Book\", predicateString: \"pages > 300\" }\n"),
+            "\(yaml)")
         // Compiled, the subentity inherits its parent's properties (and hashes so).
         try folder.write("Models/Notes/1.yaml", yaml)
         try folder.write("Models/Notes/2.yaml", model.versions[1].yaml)
@@ -356,13 +408,15 @@ import Testing
 
     /// NSDecimalNumber's archive: a 128-bit mantissa in 16-bit words, an exponent and a sign.
     @Test(arguments: [
-        (UInt16(0), Int64(0), false, PropertyListValue.integer(0)), (2, 0, false, .integer(2)), (25, -1, false, .string("2.5")),
+        (UInt16(0), Int64(0), false, PropertyListValue.integer(0)), (2, 0, false, .integer(2)),
+        (25, -1, false, .string("2.5")),
         (25, 2, true, .integer(-2500)), (5, -3, false, .string("0.005")), (1200, -2, false, .integer(12)),
     ])
     func decimalNumbersAreRead(mantissa: UInt16, exponent: Int64, negative: Bool, expected: PropertyListValue) throws {
         let archive = Archive()
         let number = Self.decimal(archive, mantissa: mantissa, exponent: exponent, negative: negative)
-        let keyed = try KeyedArchive(.dictionary(["$objects": .array(archive.objects), "$top": .dictionary(["root": number])]))
+        let keyed = try KeyedArchive(
+            .dictionary(["$objects": .array(archive.objects), "$top": .dictionary(["root": number])]))
         #expect(keyed.decimal(number) == expected)
     }
 

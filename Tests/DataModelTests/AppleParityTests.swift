@@ -71,17 +71,24 @@ import Testing
         #expect(
             layout.table(named: "ZCAR")?.columns.map { "\($0.name) \($0.type)" } == [
                 "Z_PK INTEGER", "Z_ENT INTEGER", "Z_OPT INTEGER", "ZOWNER INTEGER", "ZISLIMITEDEDITION INTEGER",
-                "ZMARKEDFORDELETIONASOF TIMESTAMP", "ZMAKER VARCHAR", "ZMODEL VARCHAR", "ZNUMBERPLATE VARCHAR", "ZCOLOR BLOB",
+                "ZMARKEDFORDELETIONASOF TIMESTAMP", "ZMAKER VARCHAR", "ZMODEL VARCHAR", "ZNUMBERPLATE VARCHAR",
+                "ZCOLOR BLOB",
             ])
         #expect(
             layout.table(named: "ZPERSON")?.columns.map { "\($0.name) \($0.type)" } == [
-                "Z_PK INTEGER", "Z_ENT INTEGER", "Z_OPT INTEGER", "ZUPDATEDAT TIMESTAMP", "ZFIRSTNAME VARCHAR", "ZLASTNAME VARCHAR", "ZID BLOB",
+                "Z_PK INTEGER", "Z_ENT INTEGER", "Z_OPT INTEGER", "ZUPDATEDAT TIMESTAMP", "ZFIRSTNAME VARCHAR",
+                "ZLASTNAME VARCHAR", "ZID BLOB",
             ])
         #expect(layout.tables.map(\.primaryKey) == [["Z_PK"], ["Z_PK"]])
         // Z_PRIMARYKEY: 1|Car|0, 2|SportCar|1, 3|ExpensiveSportCar|2, 4|Person|0.
         #expect(layout.entityNumbers == ["Car": 1, "SportCar": 2, "ExpensiveSportCar": 3, "Person": 4])
         #expect(
-            layout.indexes.map { "\($0.isUnique ? "UNIQUE " : "")\($0.name) ON \($0.table) (\($0.columns.map(\.name).joined(separator: ", ")))" } == [
+            layout.indexes.map {
+                """
+                \($0.isUnique ? "UNIQUE " : "")\($0.name) ON \($0.table) \
+                (\($0.columns.map(\.name).joined(separator: ", ")))
+                """
+            } == [
                 "ZCAR_ZOWNER_INDEX ON ZCAR (ZOWNER)",
                 "ZCAR_Z_ENT_INDEX ON ZCAR (Z_ENT)",
                 "UNIQUE Z_Car_UNIQUE_numberPlate ON ZCAR (ZNUMBERPLATE)",
@@ -102,17 +109,22 @@ import Testing
         #expect(layout.entityNumbers == ["Car": 1, "SportCar": 2, "LuxuryCar": 3, "Person": 4])
         #expect(
             Set(layout.indexes.map(\.name)) == [
-                "ZCAR_ZOWNER_INDEX", "ZCAR_Z_ENT_INDEX", "Z_Car_byMakerAndNumberPlate", "Z_Car_UNIQUE_numberPlate", "Z_Person_UNIQUE_firstName_lastName",
+                "ZCAR_ZOWNER_INDEX", "ZCAR_Z_ENT_INDEX", "Z_Car_byMakerAndNumberPlate", "Z_Car_UNIQUE_numberPlate",
+                "Z_Person_UNIQUE_firstName_lastName",
             ])
-        #expect(layout.indexes.first { $0.name == "Z_Car_byMakerAndNumberPlate" }?.columns.map(\.name) == ["ZMAKER", "ZNUMBERPLATE"])
+        #expect(
+            layout.indexes.first { $0.name == "Z_Car_byMakerAndNumberPlate" }?.columns.map(\.name) == [
+                "ZMAKER", "ZNUMBERPLATE",
+            ])
     }
 
     @Test func sampleModel3Version1LayoutMatchesCoreDatasStore() throws {
         let layout = try #require(try model("SampleModel3").version(1)).layout
         #expect(
-            layout.tables.map { "\($0.name): \($0.columns.map { "\($0.name) \($0.type)" }.joined(separator: ", "))" } == [
-                "ZUSER: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR, ZPETNAME VARCHAR"
-            ])
+            layout.tables.map { "\($0.name): \($0.columns.map { "\($0.name) \($0.type)" }.joined(separator: ", "))" }
+                == [
+                    "ZUSER: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR, ZPETNAME VARCHAR"
+                ])
         #expect(layout.entityNumbers == ["User": 1])
         #expect(layout.indexes == [])
     }

@@ -36,11 +36,17 @@ import Testing
         #expect(nick.violations(of: .string("a")) == ["a is below min 2"])
         #expect(nick.violations(of: .string("abcde")) == [])
         #expect(attribute(.binary, max: .integer(2)).violations(of: .binary([1, 2, 3])) == ["AQID is above max 2"])
-        #expect(attribute(.uri, max: .integer(8)).violations(of: .uri("https://example.com")) == ["https://example.com is above max 8"])
+        #expect(
+            attribute(.uri, max: .integer(8)).violations(of: .uri("https://example.com")) == [
+                "https://example.com is above max 8"
+            ])
     }
 
     @Test func kindRangeAndNul() {
-        #expect(attribute(.integer16).violations(of: .integer(70000)) == ["70000 is out of range for integer16 (-32768...32767)"])
+        #expect(
+            attribute(.integer16).violations(of: .integer(70000)) == [
+                "70000 is out of range for integer16 (-32768...32767)"
+            ])
         #expect(attribute(.float).violations(of: .double(1e300)) == ["1e+300 is out of range for float"])
         #expect(attribute(.integer32).violations(of: .string("5")) == ["\"5\" is not a value of type integer32"])
         #expect(

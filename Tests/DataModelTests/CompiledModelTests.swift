@@ -73,7 +73,9 @@ import Testing
         #expect(reordered.layoutHash == original.layoutHash)
         #expect(reordered.layout == original.layout)
         let shape: (CompiledVersion) -> [[String]] = { version in
-            version.entities.map { [$0.name, $0.versionHash.hex] + $0.attributes.map(\.name) + $0.relationships.map(\.name) }
+            version.entities.map {
+                [$0.name, $0.versionHash.hex] + $0.attributes.map(\.name) + $0.relationships.map(\.name)
+            }
         }
         #expect(shape(reordered) == shape(original))
         #expect(shape(original).map { $0[0] } == ["Author", "Book", "Genre", "Work"])
@@ -85,14 +87,17 @@ import Testing
         let json = try portableJSON([try ModelLoader.loadModel(path: Self.contacts)])
         #expect(!json.contains(Self.packageRoot))
         if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
-            try FileManager.default.createDirectory(atPath: (Self.golden as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: (Self.golden as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try json.write(toFile: Self.golden, atomically: true, encoding: .utf8)
         }
         guard let expected = try? String(contentsOfFile: Self.golden, encoding: .utf8) else {
             Issue.record("\(Self.golden) is missing; run the tests with UPDATE_GOLDEN=1 to write it")
             return
         }
-        #expect(json == expected, "the compiled Contacts model changed; if intended, rerun with UPDATE_GOLDEN=1 and review the diff")
+        #expect(
+            json == expected,
+            "the compiled Contacts model changed; if intended, rerun with UPDATE_GOLDEN=1 and review the diff")
     }
 
     @Test func jsonDecodesToTheSameModel() throws {
@@ -118,7 +123,10 @@ import Testing
         #expect(favorite.parent == "Product")
         #expect(favorite.root == "Product")
         #expect(!favorite.isAbstract)
-        #expect(favorite.attributes.map { "\($0.name)@\($0.declaredIn)" } == ["addedAt@FavoriteProduct", "name@Product", "price@Product", "sku@Product"])
+        #expect(
+            favorite.attributes.map { "\($0.name)@\($0.declaredIn)" } == [
+                "addedAt@FavoriteProduct", "name@Product", "price@Product", "sku@Product",
+            ])
         #expect(favorite.uniqueness == [])
         let product = try #require(v3.entity(named: "Product"))
         #expect(product.subentities == ["FavoriteProduct"])
@@ -129,11 +137,15 @@ import Testing
         let person = try #require(v3.entity(named: "Person"))
         #expect(
             person.attributes.map(\.name) == [
-                "age", "avatar", "city", "createdAt", "email", "externalID", "firstName", "homepage", "lastName", "nickname", "sectionIdentifier",
+                "age", "avatar", "city", "createdAt", "email", "externalID", "firstName", "homepage", "lastName",
+                "nickname", "sectionIdentifier",
             ])
         #expect(
             person.relationships.map {
-                "\($0.name)→\($0.declaration.destination) inverse \($0.inverseEntity ?? "-") many-to-many \($0.isManyToMany)"
+                """
+                \($0.name)→\($0.declaration.destination) inverse \($0.inverseEntity ?? "-") many-to-many \
+                \($0.isManyToMany)
+                """
             } == [
                 "favorites→FavoriteProduct inverse FavoriteProduct many-to-many true",
                 "posts→Post inverse Post many-to-many false",
@@ -180,7 +192,10 @@ import Testing
         var anonymous = friends.declaration
         anonymous.inverse = nil
         #expect(friends.versionHash == VersionHasher.hash(anonymous, isOwnInverse: false))
-        #expect(v1.entity(named: "Book")?.relationships.map { "\($0.name)@\($0.declaredIn)" } == ["author@Book", "genres@Book"])
+        #expect(
+            v1.entity(named: "Book")?.relationships.map { "\($0.name)@\($0.declaredIn)" } == [
+                "author@Book", "genres@Book",
+            ])
         #expect(v1.entity(named: "Work")?.subentities == ["Book"])
         #expect(v2.entity(named: "Work")?.subentities == ["Book", "Magazine"])
     }

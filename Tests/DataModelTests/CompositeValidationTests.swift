@@ -26,7 +26,9 @@ import Testing
                 "location: { type: composite, composite: Locaton }"))
         #expect(
             diagnostics == [
-                Diagnostic(.error, "attribute 'Place.location': unknown composite 'Locaton'", at: ModelText.at(8, 7), hint: "did you mean 'Location'?")
+                Diagnostic(
+                    .error, "attribute 'Place.location': unknown composite 'Locaton'", at: ModelText.at(8, 7),
+                    hint: "did you mean 'Location'?")
             ])
     }
 
@@ -60,7 +62,8 @@ import Testing
                   Outer: { attributes: { inner: { type: composite, composite: Inner }, b: string? } }
                   Inner: { attributes: { a: string? } }
                 """, "x: { type: composite, composite: Outer }"))
-        let flat = try ModelText.compile(Self.text("  Flat: { attributes: { a: string?, b: string? } }", "x: { type: composite, composite: Flat }"))
+        let flat = try ModelText.compile(
+            Self.text("  Flat: { attributes: { a: string?, b: string? } }", "x: { type: composite, composite: Flat }"))
         #expect(nested.versionHashes == flat.versionHashes)
         #expect(nested.layout.tables.first?.columns.map(\.name) == ["Z_PK", "Z_ENT", "Z_OPT"])
         #expect(nested.storageRefusal?.hasPrefix("version 1 of M has composite attributes (Place.x)") == true)

@@ -17,7 +17,10 @@ import Testing
         #expect(ISO8601.parse(text) == seconds)
     }
 
-    @Test(arguments: ["2026-13-01", "2026-01-01T", "2026-01-01T10:00:00.Z", "2026-01-01T10:00:00+25:00", "2026-01-01T10:00:00ZZ", "26-01-01"])
+    @Test(arguments: [
+        "2026-13-01", "2026-01-01T", "2026-01-01T10:00:00.Z", "2026-01-01T10:00:00+25:00", "2026-01-01T10:00:00ZZ",
+        "26-01-01",
+    ])
     func rejectsMalformedDates(text: String) {
         #expect(ISO8601.parse(text) == nil)
     }

@@ -65,7 +65,10 @@ import Testing
         let e1234 = try #require(version.entity(named: "E1234"))
         #expect(e1234.relationship(named: "next")?.inverseEntity == "E1235")
         #expect(e1234.relationship(named: "prev")?.declaration.destination == "E1233")
-        #expect(version.layout.table(named: "ZE0")?.columns.map(\.name) == ["Z_PK", "Z_ENT", "Z_OPT", "ZCOUNT", "ZFLAG", "ZNEXT", "ZNAME"])
+        #expect(
+            version.layout.table(named: "ZE0")?.columns.map(\.name) == [
+                "Z_PK", "Z_ENT", "Z_OPT", "ZCOUNT", "ZFLAG", "ZNEXT", "ZNAME",
+            ])
         #expect(
             version.layout.indexes.filter { $0.table == "ZE0" }.map(\.name)
                 == ["ZE0_ZNEXT_INDEX", "ZE0_ZFLAG_INDEX", "Z_E0_UNIQUE_name", "Z_E0_byCountName"])
@@ -104,8 +107,12 @@ import Testing
         #expect(
             version.layout.entityNumbers["E0"] == 1 && version.layout.entityNumbers["E1999"] == 2000
                 && version.layout.entityNumbers["Item"] == 2001)
-        #expect(version.layout.table(named: "ZE0")?.columns.map(\.name) == ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME", "ZLEAFNOTE"])
-        #expect(version.layout.table(named: "ZITEM")?.columns.map(\.name) == ["Z_PK", "Z_ENT", "Z_OPT", "ZOWNER", "Z1_OWNER", "ZTITLE"])
+        #expect(
+            version.layout.table(named: "ZE0")?.columns.map(\.name) == ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME", "ZLEAFNOTE"])
+        #expect(
+            version.layout.table(named: "ZITEM")?.columns.map(\.name) == [
+                "Z_PK", "Z_ENT", "Z_OPT", "ZOWNER", "Z1_OWNER", "ZTITLE",
+            ])
         // E1's constraint covers its rows and those of every entity below it.
         let unique = try #require(version.layout.indexes.first { $0.name == "Z_E1_UNIQUE_name" })
         #expect(unique.condition == "Z_ENT IN (\((2...2000).map(String.init).joined(separator: ", ")))")
@@ -117,7 +124,8 @@ import Testing
         let cycle = ["E0"] + (1..<2000).reversed().map { "E\($0)" } + ["E0"]
         #expect(
             try ModelText.validate(text) == [
-                Diagnostic(.error, "entity 'E0': inheritance cycle \(cycle.joined(separator: " → "))", at: ModelText.at(4, 3))
+                Diagnostic(
+                    .error, "entity 'E0': inheritance cycle \(cycle.joined(separator: " → "))", at: ModelText.at(4, 3))
             ])
     }
 

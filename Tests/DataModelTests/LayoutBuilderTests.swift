@@ -19,7 +19,9 @@ import Testing
 
     private typealias Column = StorageLayout.Column
 
-    private func key(_ name: String, _ role: StorageLayout.Role) -> Column { Column(name: name, type: "INTEGER", role: role) }
+    private func key(_ name: String, _ role: StorageLayout.Role) -> Column {
+        Column(name: name, type: "INTEGER", role: role)
+    }
     private func pk() -> Column { key("Z_PK", .primaryKey) }
     private func ent() -> Column { key("Z_ENT", .entityNumber) }
     private func opt() -> Column { key("Z_OPT", .changeCounter) }
@@ -95,7 +97,9 @@ import Testing
             ])
         #expect(layout.table(forEntity: "Work")?.name == "ZWORK")
         #expect(layout.table(forEntity: "Author")?.name == "ZAUTHOR")
-        #expect(layout.table(named: "ZWORK")?.column(for: .order(entity: "Author", relationship: "books"))?.name == "Z_FOK_AUTHOR")
+        #expect(
+            layout.table(named: "ZWORK")?.column(for: .order(entity: "Author", relationship: "books"))?.name
+                == "Z_FOK_AUTHOR")
     }
 
     @Test func version2() throws {
@@ -191,7 +195,9 @@ import Testing
                 ["Z_PK INTEGER", "Z_ENT INTEGER", "Z_OPT INTEGER", "ZSIZE INTEGER", "ZSIDE1 FLOAT", "ZSIDE VARCHAR"]
             ])
         #expect(version.layout.entityNumbers == ["Shape": 1, "Circle": 2, "Square": 3])
-        #expect(version.layout.table(named: "ZSHAPE")?.column(for: .attribute(entity: "Square", property: "side"))?.name == "ZSIDE1")
+        #expect(
+            version.layout.table(named: "ZSHAPE")?.column(for: .attribute(entity: "Square", property: "side"))?.name
+                == "ZSIDE1")
     }
 
     /// Join columns holding one entity's keys are unique across join tables, claimed
@@ -218,7 +224,9 @@ import Testing
                   reactions: { destination: Reaction, toMany: true, inverse: users }
             """)
         #expect(version.layout.entityNumbers == ["Message": 1, "SystemMessage": 2, "Reaction": 3, "User": 4])
-        let joins = version.layout.tables.filter { $0.joinRelationship != nil }.map { "\($0.name)(\($0.columns.map(\.name).joined(separator: ",")))" }
+        let joins = version.layout.tables.filter { $0.joinRelationship != nil }.map {
+            "\($0.name)(\($0.columns.map(\.name).joined(separator: ",")))"
+        }
         #expect(joins == ["Z_2USERS(Z_2SYSTEMMESSAGES,Z_4USERS1)", "Z_3USERS(Z_3REACTIONS,Z_4USERS)"])
     }
 }

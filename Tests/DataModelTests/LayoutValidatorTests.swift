@@ -22,7 +22,8 @@ private typealias SourceLocation = DataModel.SourceLocation
         _ entities: String, reports expected: [Diagnostic],
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) throws {
-        let version = try ModelText.description("model: M\nversion: 1\nentities:\n" + entities, sourceLocation: sourceLocation)
+        let version = try ModelText.description(
+            "model: M\nversion: 1\nentities:\n" + entities, sourceLocation: sourceLocation)
         #expect(ModelValidator.validate(version).filter { $0.severity == .error } == [], sourceLocation: sourceLocation)
         #expect(ModelCompiler.compileCheckingLayout(version).diagnostics == expected, sourceLocation: sourceLocation)
     }
@@ -46,7 +47,10 @@ private typealias SourceLocation = DataModel.SourceLocation
             """,
             reports: [
                 error(
-                    "entity 'Person': index 'UNIQUE_email' and the index of uniqueness constraint [email] are both named Z_Person_UNIQUE_email in the store",
+                    """
+                    entity 'Person': index 'UNIQUE_email' and the index of uniqueness constraint [email] are both \
+                    named Z_Person_UNIQUE_email in the store
+                    """,
                     8, 9, hint: "rename the index")
             ])
     }
@@ -84,8 +88,8 @@ private typealias SourceLocation = DataModel.SourceLocation
             reports: [
                 error(
                     """
-                    entity 'Foo_bar': index 'x' and index 'Bar_x' of entity 'Foo' are named Z_Foo_Bar_x and Z_Foo_bar_x in the store, \
-                    one name to SQLite (it ignores case)
+                    entity 'Foo_bar': index 'x' and index 'Bar_x' of entity 'Foo' are named Z_Foo_Bar_x and \
+                    Z_Foo_bar_x in the store, one name to SQLite (it ignores case)
                     """,
                     9, 15, hint: "rename the index")
             ])
@@ -107,8 +111,8 @@ private typealias SourceLocation = DataModel.SourceLocation
             reports: [
                 error(
                     """
-                    entity 'Post': the join table of relationship 'Post.tags' and the join table of relationship 'Post.tAGS' \
-                    are both named Z_1TAGS in the store
+                    entity 'Post': the join table of relationship 'Post.tags' and the join table of relationship \
+                    'Post.tAGS' are both named Z_1TAGS in the store
                     """,
                     6, 7, hint: "rename one of them")
             ])
@@ -142,7 +146,9 @@ private typealias SourceLocation = DataModel.SourceLocation
             reports: [
                 error(
                     "entity 'Wide': its table ZWIDE needs 2001 columns, more than SQLite allows (2000)", 4, 3,
-                    hint: "the table holds Z_PK, Z_ENT, Z_OPT and the columns of every entity under 'Wide' (attributes, relationship keys, "
+                    hint:
+                        "the table holds Z_PK, Z_ENT, Z_OPT and the columns of every entity under 'Wide' (attributes, "
+                        + "relationship keys, "
                         + "entity and order columns); move some attributes to a related entity")
             ])
     }
@@ -151,8 +157,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         let version = try ModelText.compile("model: M\nversion: 1\nentities:\n" + wide(childAttributes: 994))
         #expect(version.layout.table(named: "ZWIDE")?.columns.count == 2000)
         #expect(
-            ModelCompiler.compileCheckingLayout(try ModelText.description("model: M\nversion: 1\nentities:\n" + wide(childAttributes: 994)))
-                .diagnostics == [])
+            ModelCompiler.compileCheckingLayout(
+                try ModelText.description("model: M\nversion: 1\nentities:\n" + wide(childAttributes: 994))
+            )
+            .diagnostics == [])
     }
 
     // MARK: - Through the loader
@@ -183,7 +191,9 @@ private typealias SourceLocation = DataModel.SourceLocation
                     are both named Z_Person_UNIQUE_email in the store
                     """,
                     at: SourceLocation(file: one, line: 7, column: 15), hint: "rename the index"),
-                Diagnostic(.error, "entity 'Person': unknown parent entity 'Nobody'", at: SourceLocation(file: two, line: 4, column: 3)),
+                Diagnostic(
+                    .error, "entity 'Person': unknown parent entity 'Nobody'",
+                    at: SourceLocation(file: two, line: 4, column: 3)),
             ])
         #expect(result.models.first?.compiled == nil)
     }

@@ -36,7 +36,9 @@ private typealias SourceLocation = DataModel.SourceLocation
         try ModelText.decode(text).diagnostics
     }
 
-    private func expect(_ text: String, reports expected: [Diagnostic], sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    private func expect(
+        _ text: String, reports expected: [Diagnostic], sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws {
         let actual = try diagnostics(text)
         #expect(actual == expected, sourceLocation: sourceLocation)
     }
@@ -72,7 +74,10 @@ private typealias SourceLocation = DataModel.SourceLocation
             version
                 == ModelVersionDescription(
                     model: "Contacts", version: 3, identifier: "2026.11",
-                    entities: [EntityDescription(name: "Zebra", location: at(5, 3)), EntityDescription(name: "Apple", location: at(6, 3))],
+                    entities: [
+                        EntityDescription(name: "Zebra", location: at(5, 3)),
+                        EntityDescription(name: "Apple", location: at(6, 3)),
+                    ],
                     file: "test.yaml", modelLocation: at(1, 8), versionLocation: at(2, 10)))
     }
 
@@ -83,7 +88,8 @@ private typealias SourceLocation = DataModel.SourceLocation
 
     /// `xcodeVersion:` keeps an imported version's folder name and current marker for export.
     @Test func xcodeVersionNameAndCurrent() throws {
-        let version = try ModelText.description("model: M\nversion: 2\nxcodeVersion: { name: \"M v2\", current: true }\nentities: { A: }\n")
+        let version = try ModelText.description(
+            "model: M\nversion: 2\nxcodeVersion: { name: \"M v2\", current: true }\nentities: { A: }\n")
         #expect(version.xcodeVersionName == "M v2")
         #expect(version.xcodeIsCurrent)
         let plain = try ModelText.description("model: M\nversion: 1\nentities: { A: }\n")
@@ -93,7 +99,8 @@ private typealias SourceLocation = DataModel.SourceLocation
             "model: M\nversion: 1\nxcodeVersion: { name: \"a/b\", latest: true }\nentities: { A: }\n",
             reports: [
                 error("xcodeVersion: unknown key 'latest'", 3, 30, hint: "expected one of: name, current"),
-                error("xcodeVersion: name: 'a/b' cannot name a folder (no '/', not empty, not starting with '.')", 3, 23),
+                error(
+                    "xcodeVersion: name: 'a/b' cannot name a folder (no '/', not empty, not starting with '.')", 3, 23),
             ])
     }
 
@@ -131,7 +138,11 @@ private typealias SourceLocation = DataModel.SourceLocation
         try expect(
             "model: 2Contacts\nversion: 0\nentities: {}\n",
             reports: [
-                error("model: '2Contacts' is not a valid model name (letters, digits, '_' and '-', starting with a letter)", 1, 8),
+                error(
+                    """
+                    model: '2Contacts' is not a valid model name (letters, digits, '_' and '-', starting with a letter)
+                    """,
+                    1, 8),
                 error("version: must be 1 or more, found 0", 2, 10),
                 error("entities: a model version needs at least one entity", 3, 11),
             ])
@@ -154,10 +165,30 @@ private typealias SourceLocation = DataModel.SourceLocation
 
             """,
             reports: [
-                error("entity 'person': not a valid entity name (ASCII letters, digits and '_', starting with an uppercase letter)", 4, 3),
-                error("attribute 'person._first': not a valid property name (ASCII letters, digits and '_', starting with a letter)", 5, 19),
-                error("attribute 'person.first-name': not a valid property name (ASCII letters, digits and '_', starting with a letter)", 5, 35),
-                error("relationship 'person.2owner': not a valid property name (ASCII letters, digits and '_', starting with a letter)", 6, 22),
+                error(
+                    """
+                    entity 'person': not a valid entity name (ASCII letters, digits and '_', starting with an \
+                    uppercase letter)
+                    """,
+                    4, 3),
+                error(
+                    """
+                    attribute 'person._first': not a valid property name (ASCII letters, digits and '_', starting with \
+                    a letter)
+                    """,
+                    5, 19),
+                error(
+                    """
+                    attribute 'person.first-name': not a valid property name (ASCII letters, digits and '_', starting \
+                    with a letter)
+                    """,
+                    5, 35),
+                error(
+                    """
+                    relationship 'person.2owner': not a valid property name (ASCII letters, digits and '_', starting \
+                    with a letter)
+                    """,
+                    6, 22),
             ])
     }
 
@@ -180,7 +211,11 @@ private typealias SourceLocation = DataModel.SourceLocation
                     attribute 'Person.FirstName': the name starts with an uppercase letter; Core Data accepts it, \
                     but Swift and Objective-C accessors expect a lowercase one
                     """, 5, 19,
-                    hint: "keep it if the app shipped it (renaming changes the version hash); otherwise prefer 'firstName'"),
+                    hint:
+                        """
+                        keep it if the app shipped it (renaming changes the version hash); otherwise prefer 'firstName'
+                        """
+                ),
                 warning(
                     """
                     relationship 'Person.Box': the name starts with an uppercase letter; Core Data accepts it, \
@@ -198,11 +233,14 @@ private typealias SourceLocation = DataModel.SourceLocation
         for (i, type) in AttributeType.allCases.filter({ $0 != .composite }).enumerated() {
             lines += ["\(type.rawValue)Plain: \(type.rawValue)", "\(type.rawValue)Optional: \(type.rawValue)?"]
             expected += [
-                AttributeDescription(name: "\(type.rawValue)Plain", type: type, isOptional: false, location: at(6 + 2 * i, 7)),
-                AttributeDescription(name: "\(type.rawValue)Optional", type: type, isOptional: true, location: at(7 + 2 * i, 7)),
+                AttributeDescription(
+                    name: "\(type.rawValue)Plain", type: type, isOptional: false, location: at(6 + 2 * i, 7)),
+                AttributeDescription(
+                    name: "\(type.rawValue)Optional", type: type, isOptional: true, location: at(7 + 2 * i, 7)),
             ]
         }
-        let text = "model: Test\nversion: 1\nentities:\n  Thing:\n    attributes:\n" + lines.map { "      \($0)\n" }.joined()
+        let text =
+            "model: Test\nversion: 1\nentities:\n  Thing:\n    attributes:\n" + lines.map { "      \($0)\n" }.joined()
         #expect(try attributes(text) == expected)
         #expect(expected.count == 26)
     }
@@ -221,7 +259,8 @@ private typealias SourceLocation = DataModel.SourceLocation
                 AttributeDescription(name: "c\(i)", type: type, isOptional: true, location: at(8 + 3 * i, 7)),
             ]
         }
-        let text = "model: Test\nversion: 1\nentities:\n  Thing:\n    attributes:\n" + lines.map { "      \($0)\n" }.joined()
+        let text =
+            "model: Test\nversion: 1\nentities:\n  Thing:\n    attributes:\n" + lines.map { "      \($0)\n" }.joined()
         #expect(try attributes(text) == expected)
     }
 
@@ -230,8 +269,9 @@ private typealias SourceLocation = DataModel.SourceLocation
             thing(
                 attributes:
                     """
-                    photo: { type: binary, optional: true, default: AQID, transient: false, indexed: true, renamedFrom: picture, hashModifier: v2, \
-                    externalStorage: true, preserveAfterDeletion: true, min: 1, max: 1024 }
+                    photo: { type: binary, optional: true, default: AQID, transient: false, indexed: true, \
+                    renamedFrom: picture, hashModifier: v2, externalStorage: true, preserveAfterDeletion: true, min: \
+                    1, max: 1024 }
                     """,
                 "color: { type: transformable, transformer: ColorTransformer, optional: yes }",
                 "note: { type: string?, transient: true }",
@@ -280,8 +320,12 @@ private typealias SourceLocation = DataModel.SourceLocation
             thing(attributes: "a: { typ: string }", "b:"),
             reports: [
                 error("attribute 'Thing.a': unknown key 'typ'", 6, 12, hint: "did you mean 'type'?"),
-                error("attribute 'Thing.a': missing required key 'type'", 6, 10, hint: "write `a: string` or `a: { type: string, … }`"),
-                error("attribute 'Thing.b': missing required key 'type'", 7, 7, hint: "write `b: string` or `b: { type: string, … }`"),
+                error(
+                    "attribute 'Thing.a': missing required key 'type'", 6, 10,
+                    hint: "write `a: string` or `a: { type: string, … }`"),
+                error(
+                    "attribute 'Thing.b': missing required key 'type'", 7, 7,
+                    hint: "write `b: string` or `b: { type: string, … }`"),
             ])
     }
 
@@ -292,8 +336,9 @@ private typealias SourceLocation = DataModel.SourceLocation
                 error(
                     "attribute 'Thing.a': unknown key 'colour'", 6, 26,
                     hint: """
-                        expected one of: type, optional, default, transient, indexed, renamedFrom, hashModifier, externalStorage, \
-                        preserveAfterDeletion, transformer, min, max, scalar, className, syncable, userInfo, xcode, composite
+                        expected one of: type, optional, default, transient, indexed, renamedFrom, hashModifier, \
+                        externalStorage, preserveAfterDeletion, transformer, min, max, scalar, className, syncable, \
+                        userInfo, xcode, composite
                         """)
             ])
     }
@@ -306,7 +351,9 @@ private typealias SourceLocation = DataModel.SourceLocation
                 error("attribute 'Thing.b': unknown type 'Strng'", 7, 18, hint: "did you mean 'string'?"),
                 error(
                     "attribute 'Thing.c': unknown type 'varchar'", 8, 10,
-                    hint: "types are: integer16, integer32, integer64, decimal, double, float, string, boolean, date, binary, uuid, uri, transformable, "
+                    hint:
+                        "types are: integer16, integer32, integer64, decimal, double, float, string, boolean, date, "
+                        + "binary, uuid, uri, transformable, "
                         + "composite"),
             ])
     }
@@ -327,7 +374,9 @@ private typealias SourceLocation = DataModel.SourceLocation
 
     @Test func badFlagAndBadShape() throws {
         try expect(
-            thing(attributes: "a: { type: string, indexed: maybe }", "b: [string]", "c: { type: string, indexed: \"true\" }"),
+            thing(
+                attributes: "a: { type: string, indexed: maybe }", "b: [string]",
+                "c: { type: string, indexed: \"true\" }"),
             reports: [
                 error("attribute 'Thing.a': indexed: expected true or false, found 'maybe'", 6, 35),
                 error("attribute 'Thing.b': expected a mapping, found a list", 7, 10),
@@ -375,9 +424,22 @@ private typealias SourceLocation = DataModel.SourceLocation
             reports: [
                 error("entity 'Thing': renamedFrom: contains a NUL character (\\0), which is not allowed", 5, 18),
                 error("entity 'Thing': attributes: a key contains a NUL character (\\0), which no name may hold", 9, 7),
-                error("attribute 'Thing.a': default: a NUL character (\\0) is not allowed (SQLite's SQL text ends at the first NUL)", 7, 35),
-                error("attribute 'Thing.b': default: a NUL character (\\0) is not allowed (SQLite's SQL text ends at the first NUL)", 8, 32),
-                error("relationship 'Thing.r': destination: contains a NUL character (\\0), which is not allowed", 11, 25),
+                error(
+                    """
+                    attribute 'Thing.a': default: a NUL character (\\0) is not allowed (SQLite's SQL text ends at the \
+                    first NUL)
+                    """,
+                    7, 35),
+                error(
+                    """
+                    attribute 'Thing.b': default: a NUL character (\\0) is not allowed (SQLite's SQL text ends at the \
+                    first NUL)
+                    """,
+                    8, 32),
+                error(
+                    """
+                    relationship 'Thing.r': destination: contains a NUL character (\\0), which is not allowed
+                    """, 11, 25),
             ])
     }
 
@@ -416,7 +478,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         (.decimal, "1.5e-3", .decimal("1.5e-3")),
         (.decimal, ".5", .decimal(".5")),
         (.decimal, "12345678901234567890123456789012345678", .decimal("12345678901234567890123456789012345678")),
-        (.decimal, "0.00012345678901234567890123456789012345678", .decimal("0.00012345678901234567890123456789012345678")),
+        (
+            .decimal, "0.00012345678901234567890123456789012345678",
+            .decimal("0.00012345678901234567890123456789012345678")
+        ),
         (.decimal, "12345678901234567890123456789012345678e10", .decimal("12345678901234567890123456789012345678e10")),
         (.double, "1.5", .double(1.5)),
         (.double, "-2", .double(-2)),
@@ -457,23 +522,50 @@ private typealias SourceLocation = DataModel.SourceLocation
         (AttributeType.integer16, "32768", "32768 is out of range for integer16 (-32768...32767)"),
         (.integer16, "-32769", "-32769 is out of range for integer16 (-32768...32767)"),
         (.integer32, "2147483648", "2147483648 is out of range for integer32 (-2147483648...2147483647)"),
-        (.integer64, "9223372036854775808", "9223372036854775808 is out of range for integer64 (-9223372036854775808...9223372036854775807)"),
-        (.integer64, "-99999999999999999999", "-99999999999999999999 is out of range for integer64 (-9223372036854775808...9223372036854775807)"),
+        (
+            .integer64, "9223372036854775808",
+            "9223372036854775808 is out of range for integer64 (-9223372036854775808...9223372036854775807)"
+        ),
+        (
+            .integer64, "-99999999999999999999",
+            "-99999999999999999999 is out of range for integer64 (-9223372036854775808...9223372036854775807)"
+        ),
         (.integer32, "1.5", "'1.5' is not an integer"),
         (.integer32, "0x10", "'0x10' is not an integer"),
-        (.decimal, "1.2.3", "'1.2.3' is not an exact decimal number (digits with an optional sign, point and exponent)"),
+        (
+            .decimal, "1.2.3",
+            "'1.2.3' is not an exact decimal number (digits with an optional sign, point and exponent)"
+        ),
         (
             .decimal, "123456789012345678901234567890123456789",
-            "'123456789012345678901234567890123456789' has more than 38 significant digits, which a decimal cannot hold exactly"
+            """
+            '123456789012345678901234567890123456789' has more than 38 significant digits, which a decimal cannot hold \
+            exactly
+            """
         ),
         (.double, "1e400", "'1e400' is not a finite number"),
         (.double, ".nan", "'.nan' is not a finite number"),
         (.float, "1e39", "1e39 is out of range for float"),
         (.boolean, "maybe", "'maybe' is not a boolean (true or false)"),
-        (.date, "2026-02-29", "'2026-02-29' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or with an offset like +02:00)"),
-        (.date, "2026-01-31T24:00:00Z", "'2026-01-31T24:00:00Z' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or with an offset like +02:00)"),
-        (.date, "yesterday", "'yesterday' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or with an offset like +02:00)"),
-        (.uuid, "E621E1F8C36C495A93FC0C247A3E6E5F", "'E621E1F8C36C495A93FC0C247A3E6E5F' is not a UUID (8-4-4-4-12 hexadecimal digits)"),
+        (
+            .date, "2026-02-29",
+            "'2026-02-29' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or with an offset like +02:00)"
+        ),
+        (
+            .date, "2026-01-31T24:00:00Z",
+            """
+            '2026-01-31T24:00:00Z' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or with an offset like \
+            +02:00)
+            """
+        ),
+        (
+            .date, "yesterday",
+            "'yesterday' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or with an offset like +02:00)"
+        ),
+        (
+            .uuid, "E621E1F8C36C495A93FC0C247A3E6E5F",
+            "'E621E1F8C36C495A93FC0C247A3E6E5F' is not a UUID (8-4-4-4-12 hexadecimal digits)"
+        ),
         (.binary, "AQI*", "'AQI*' is not base64-encoded binary data"),
         (.uri, "example.com", "'example.com' is not an absolute URI (scheme:rest, e.g. https://example.com)"),
         (.transformable, "x", "transformable attributes cannot have a default value"),
@@ -518,8 +610,9 @@ private typealias SourceLocation = DataModel.SourceLocation
             thing(
                 relationships:
                     """
-                    posts: { destination: Post, toMany: true, ordered: true, inverse: author, deleteRule: cascade, optional: false, transient: false, \
-                    minCount: 1, maxCount: 10, renamedFrom: articles, hashModifier: v3 }
+                    posts: { destination: Post, toMany: true, ordered: true, inverse: author, deleteRule: cascade, \
+                    optional: false, transient: false, minCount: 1, maxCount: 10, renamedFrom: articles, hashModifier: \
+                    v3 }
                     """,
                 "cache: { destination: Post, toMany: true, transient: true }",
                 "pinned: { destination: Post, maxCount: 1, optional: true }"))
@@ -562,8 +655,12 @@ private typealias SourceLocation = DataModel.SourceLocation
                 "j: { destination: P, noInverse: true, inverse: x }"),
             reports: [
                 error("relationship 'Thing.a': unknown delete rule 'cascde'", 6, 40, hint: "did you mean 'cascade'?"),
-                error("relationship 'Thing.b': unknown delete rule 'destroy'", 7, 40, hint: "delete rules are: nullify, cascade, deny, noAction"),
-                error("relationship 'Thing.d': a to-one relationship has maxCount 1, found 2", 9, 38, hint: "add `toMany: true`"),
+                error(
+                    "relationship 'Thing.b': unknown delete rule 'destroy'", 7, 40,
+                    hint: "delete rules are: nullify, cascade, deny, noAction"),
+                error(
+                    "relationship 'Thing.d': a to-one relationship has maxCount 1, found 2", 9, 38,
+                    hint: "add `toMany: true`"),
                 error("relationship 'Thing.e': minCount 5 is greater than maxCount 2", 10, 65),
                 error("relationship 'Thing.f': missing required key 'destination'", 11, 10),
                 error("relationship 'Thing.g': missing required key 'destination'", 12, 7),
@@ -572,10 +669,12 @@ private typealias SourceLocation = DataModel.SourceLocation
                 error(
                     "relationship 'Thing.i': unknown key 'kind'", 14, 28,
                     hint: """
-                        expected one of: destination, toMany, ordered, inverse, deleteRule, optional, transient, minCount, maxCount, \
-                        renamedFrom, hashModifier, syncable, userInfo, xcode, noInverse
+                        expected one of: destination, toMany, ordered, inverse, deleteRule, optional, transient, \
+                        minCount, maxCount, renamedFrom, hashModifier, syncable, userInfo, xcode, noInverse
                         """),
-                error("relationship 'Thing.j': noInverse: true, and it names the inverse 'x'", 15, 28, hint: "keep one of the two"),
+                error(
+                    "relationship 'Thing.j': noInverse: true, and it names the inverse 'x'", 15, 28,
+                    hint: "keep one of the two"),
             ])
     }
 
@@ -607,7 +706,8 @@ private typealias SourceLocation = DataModel.SourceLocation
                 indexes:
                   - price
                   - [maker, name]
-                  - { name: recent, properties: [maker, { property: price, order: descending }, { property: sku, order: ascending }] }
+                  - { name: recent, properties: [maker, { property: price, order: descending }, { property: sku, \
+            order: ascending }] }
                   - { properties: [name] }
                   - [{ property: sku, order: descending }]
               Book:
@@ -630,7 +730,9 @@ private typealias SourceLocation = DataModel.SourceLocation
             UniquenessConstraint(properties: ["sku"], location: at(9, 33)),
         ]
         product.indexes = [
-            IndexDescription(name: "byPrice", elements: [.init(property: "price", isDescending: false, location: at(11, 9))], location: at(11, 9)),
+            IndexDescription(
+                name: "byPrice", elements: [.init(property: "price", isDescending: false, location: at(11, 9))],
+                location: at(11, 9)),
             IndexDescription(
                 name: "byMakerName",
                 elements: [
@@ -644,8 +746,12 @@ private typealias SourceLocation = DataModel.SourceLocation
                     .init(property: "price", isDescending: true, location: at(13, 45)),
                     .init(property: "sku", isDescending: false, location: at(13, 85)),
                 ], location: at(13, 9)),
-            IndexDescription(name: "byName", elements: [.init(property: "name", isDescending: false, location: at(14, 24))], location: at(14, 9)),
-            IndexDescription(name: "bySku", elements: [.init(property: "sku", isDescending: true, location: at(15, 10))], location: at(15, 9)),
+            IndexDescription(
+                name: "byName", elements: [.init(property: "name", isDescending: false, location: at(14, 24))],
+                location: at(14, 9)),
+            IndexDescription(
+                name: "bySku", elements: [.init(property: "sku", isDescending: true, location: at(15, 10))],
+                location: at(15, 9)),
         ]
         var book = EntityDescription(name: "Book", location: at(16, 3))
         book.parent = "Product"
@@ -676,7 +782,9 @@ private typealias SourceLocation = DataModel.SourceLocation
                 error("entity 'Product': parent: must not be empty", 6, 13),
                 error("entity 'Product': uniqueness: a constraint needs at least one property", 7, 18),
                 error("entity 'Product': uniqueness: expected a string, found a list", 7, 29),
-                error("entity 'Product': indexes: 'by name' is not a valid index name (ASCII letters, digits and '_')", 9, 9),
+                error(
+                    "entity 'Product': indexes: 'by name' is not a valid index name (ASCII letters, digits and '_')", 9,
+                    9),
                 error("entity 'Product': indexes: missing required key 'properties'", 10, 9),
                 error("entity 'Product': indexes: order must be ascending or descending, found 'sideways'", 11, 35),
                 error("entity 'Product': indexes: an index needs at least one property", 12, 9),

@@ -51,7 +51,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(compiled.map(\.name) == ["Alpha", "Beta"])
         #expect(compiled[0].versions.map { $0.entities.map(\.name) } == [["Item"], ["Thing"]])
         #expect(compiled[0].current.version == 2)
-        #expect(Set(result.sources.keys) == [models.file("Alpha/1.yaml"), models.file("Alpha/2.yaml"), models.file("Beta/1.yml")])
+        #expect(
+            Set(result.sources.keys) == [
+                models.file("Alpha/1.yaml"), models.file("Alpha/2.yaml"), models.file("Beta/1.yml"),
+            ])
         #expect(result.sources[models.file("Beta/1.yml")] == version("Beta", 1))
     }
 
@@ -99,7 +102,12 @@ private typealias SourceLocation = DataModel.SourceLocation
                 Diagnostic(
                     .warning, "relationship 'Item.next': has no inverse; Core Data cannot keep both sides consistent",
                     at: SourceLocation(file: models.file("Alpha/1.yaml"), line: 6, column: 7),
-                    hint: "add a relationship on 'Item' and name it with `inverse:`, or `noInverse: true` when it is one-way on purpose")
+                    hint:
+                        """
+                        add a relationship on 'Item' and name it with `inverse:`, or `noInverse: true` when it is \
+                        one-way on purpose
+                        """
+                )
             ])
         #expect(!result.hasErrors)
         #expect(try result.compiledModels().map(\.name) == ["Alpha"])
@@ -137,7 +145,9 @@ private typealias SourceLocation = DataModel.SourceLocation
         let models = try folder(["Alpha/01.yaml": version("Alpha", 1)])
         defer { models.remove() }
         let result = ModelLoader.load(path: models.file("Alpha"))
-        #expect(result.diagnostics.first?.message == "\(models.file("Alpha/01.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …")
+        #expect(
+            result.diagnostics.first?.message
+                == "\(models.file("Alpha/01.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …")
         #expect(result.models.first?.compiled == nil)
     }
 
@@ -165,29 +175,50 @@ private typealias SourceLocation = DataModel.SourceLocation
         let models = try folder([
             "Huge/1.yaml": version("Huge", 1), "Huge/100000000.yaml": version("Huge", 100_000_000),
             "Max/1.yaml": version("Max", 1), "Max/9223372036854775807.yaml": version("Max", Int.max),
-            "Mixed/1.yaml": version("Mixed", 1), "Mixed/2.yaml": version("Mixed", 2), "Mixed/4.yaml": version("Mixed", 4),
+            "Mixed/1.yaml": version("Mixed", 1), "Mixed/2.yaml": version("Mixed", 2),
+            "Mixed/4.yaml": version("Mixed", 4),
             "Mixed/7.yaml": version("Mixed", 7), "Mixed/100.yaml": version("Mixed", 100),
         ])
         defer { models.remove() }
         let result = ModelLoader.load(path: models.path)
         #expect(
             result.diagnostics == [
-                error("\(models.file("Huge")): missing versions 2–99999999 (versions are numbered 1, 2, 3, … without gaps)"),
-                error("\(models.file("Max")): missing versions 2–9223372036854775806 (versions are numbered 1, 2, 3, … without gaps)"),
-                error("\(models.file("Mixed")): missing versions 3, 5, 6, 8–99 (versions are numbered 1, 2, 3, … without gaps)"),
+                error(
+                    """
+                    \(models.file("Huge")): missing versions 2–99999999 (versions are numbered 1, 2, 3, … without gaps)
+                    """
+                ),
+                error(
+                    """
+                    \(models.file("Max")): missing versions 2–9223372036854775806 (versions are numbered 1, 2, 3, … \
+                    without gaps)
+                    """
+                ),
+                error(
+                    """
+                    \(models.file("Mixed")): missing versions 3, 5, 6, 8–99 (versions are numbered 1, 2, 3, … without \
+                    gaps)
+                    """
+                ),
             ])
         #expect(result.models.map { $0.compiled == nil } == [true, true, true])
-        #expect(result.models.map { $0.versions.map(\.version) } == [[1, 100_000_000], [1, Int.max], [1, 2, 4, 7, 100]])
+        #expect(
+            result.models.map { $0.versions.map(\.version) } == [[1, 100_000_000], [1, Int.max], [1, 2, 4, 7, 100]])
     }
 
     @Test func aVersionNumberBeyondIntIsAnErrorNamingTheFile() throws {
-        let models = try folder(["Alpha/1.yaml": version("Alpha", 1), "Alpha/99999999999999999999.yaml": version("Alpha", 2)])
+        let models = try folder([
+            "Alpha/1.yaml": version("Alpha", 1), "Alpha/99999999999999999999.yaml": version("Alpha", 2),
+        ])
         defer { models.remove() }
         let result = ModelLoader.load(path: models.file("Alpha"))
         #expect(
             result.diagnostics == [
                 error(
-                    "\(models.file("Alpha/99999999999999999999.yaml")): version number 99999999999999999999 is too large (at most 9223372036854775807)",
+                    """
+                    \(models.file("Alpha/99999999999999999999.yaml")): version number 99999999999999999999 is too \
+                    large (at most 9223372036854775807)
+                    """,
                     hint: "versions are numbered 1, 2, 3, … without gaps")
             ])
         #expect(result.models.first?.compiled == nil)
@@ -198,7 +229,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(ModelLoader.missingVersions([3]).map { [$0.text, "\($0.count)"] } == ["1, 2", "2"])
         #expect(ModelLoader.missingVersions([4, 1]).map { [$0.text, "\($0.count)"] } == ["2, 3", "2"])
         #expect(ModelLoader.missingVersions([2, 6]).map { [$0.text, "\($0.count)"] } == ["1, 3–5", "4"])
-        #expect(ModelLoader.missingVersions([Int.max]).map { [$0.text, "\($0.count)"] } == ["1–9223372036854775806", "9223372036854775806"])
+        #expect(
+            ModelLoader.missingVersions([Int.max]).map { [$0.text, "\($0.count)"] } == [
+                "1–9223372036854775806", "9223372036854775806",
+            ])
     }
 
     @Test func fileNamesThatAreNotVersionNumbers() throws {
@@ -211,9 +245,14 @@ private typealias SourceLocation = DataModel.SourceLocation
         let hint = "rename it, or move it out of the model folder"
         #expect(
             result.diagnostics == [
-                error("\(models.file("Alpha/0.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …", hint: hint),
-                error("\(models.file("Alpha/2.yaml.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …", hint: hint),
-                error("\(models.file("Alpha/first.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …", hint: hint),
+                error(
+                    "\(models.file("Alpha/0.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …", hint: hint),
+                error(
+                    "\(models.file("Alpha/2.yaml.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …",
+                    hint: hint),
+                error(
+                    "\(models.file("Alpha/first.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …",
+                    hint: hint),
             ])
         #expect(result.models.first?.versions.map(\.version) == [1])
         #expect(result.models.first?.compiled == nil)
@@ -225,7 +264,9 @@ private typealias SourceLocation = DataModel.SourceLocation
         let result = ModelLoader.load(path: models.file("Alpha"))
         #expect(
             result.diagnostics == [
-                error("model: 'Beta' differs from its folder's name 'Alpha'", at: SourceLocation(file: models.file("Alpha/1.yaml"), line: 1, column: 8))
+                error(
+                    "model: 'Beta' differs from its folder's name 'Alpha'",
+                    at: SourceLocation(file: models.file("Alpha/1.yaml"), line: 1, column: 8))
             ])
         #expect(result.models.map(\.name) == ["Alpha"])
         #expect(result.models.first?.compiled == nil)
@@ -244,7 +285,12 @@ private typealias SourceLocation = DataModel.SourceLocation
         let nothing = ModelLoader.load(path: models.file("Nothing/Here"))
         #expect(
             nothing.diagnostics == [
-                error("\(models.file("Nothing/Here")): no models found (expected \(models.file("Nothing/Here"))/<Model>/1.yaml)")
+                error(
+                    """
+                    \(models.file("Nothing/Here")): no models found (expected \
+                    \(models.file("Nothing/Here"))/<Model>/1.yaml)
+                    """
+                )
             ])
         #expect(nothing.models.isEmpty)
     }
@@ -258,7 +304,9 @@ private typealias SourceLocation = DataModel.SourceLocation
     }
 
     @Test func yamlSyntaxErrorIsADiagnosticAtItsPosition() throws {
-        let models = try folder(["Alpha/1.yaml": "model: Alpha\nversion: 1\nentities: [unclosed\n", "Alpha/2.yaml": version("Alpha", 2)])
+        let models = try folder([
+            "Alpha/1.yaml": "model: Alpha\nversion: 1\nentities: [unclosed\n", "Alpha/2.yaml": version("Alpha", 2),
+        ])
         defer { models.remove() }
         let result = ModelLoader.load(path: models.file("Alpha"))
         #expect(
@@ -277,7 +325,8 @@ private typealias SourceLocation = DataModel.SourceLocation
     @Test func diagnosticsAreInFileThenPositionOrderWithFolderProblemsFirst() throws {
         let models = try folder([
             "Alpha/10.yaml": version("Alpha", 10, entity: "bad"),
-            "Alpha/2.yaml": "model: Alpha\nversion: 2\nentities: { B: { parent: Xyz }, A: { attributes: { x: integr } } }\n",
+            "Alpha/2.yaml":
+                "model: Alpha\nversion: 2\nentities: { B: { parent: Xyz }, A: { attributes: { x: integr } } }\n",
             "Alpha/1.yaml": version("Alpha", 1),
         ])
         defer { models.remove() }
@@ -287,9 +336,14 @@ private typealias SourceLocation = DataModel.SourceLocation
             result.diagnostics == [
                 error("\(models.file("Alpha")): missing versions 3–9 (versions are numbered 1, 2, 3, … without gaps)"),
                 error("entity 'B': unknown parent entity 'Xyz'", at: SourceLocation(file: two, line: 3, column: 13)),
-                error("attribute 'A.x': unknown type 'integr'", at: SourceLocation(file: two, line: 3, column: 55), hint: "did you mean 'integer16'?"),
                 error(
-                    "entity 'bad': not a valid entity name (ASCII letters, digits and '_', starting with an uppercase letter)",
+                    "attribute 'A.x': unknown type 'integr'", at: SourceLocation(file: two, line: 3, column: 55),
+                    hint: "did you mean 'integer16'?"),
+                error(
+                    """
+                    entity 'bad': not a valid entity name (ASCII letters, digits and '_', starting with an uppercase \
+                    letter)
+                    """,
                     at: SourceLocation(file: ten, line: 4, column: 3)),
             ])
     }
@@ -300,8 +354,13 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(try ModelLoader.loadModel(path: models.path, named: "Beta").name == "Beta")
         let unnamed = #expect(throws: DiagnosticsError.self) { try ModelLoader.loadModel(path: models.path) }
         #expect(unnamed?.description == "error: \(models.path): 2 models found (Alpha, Beta); name one with --model")
-        let unknown = #expect(throws: DiagnosticsError.self) { try ModelLoader.loadModel(path: models.path, named: "Gamma") }
-        #expect(unknown?.diagnostics == [Diagnostic(.error, "\(models.path): no model named 'Gamma' (found: Alpha, Beta)", at: nil)])
+        let unknown = #expect(throws: DiagnosticsError.self) {
+            try ModelLoader.loadModel(path: models.path, named: "Gamma")
+        }
+        #expect(
+            unknown?.diagnostics == [
+                Diagnostic(.error, "\(models.path): no model named 'Gamma' (found: Alpha, Beta)", at: nil)
+            ])
     }
 
     @Test func versionNumbersOfFileNames() {
@@ -346,7 +405,8 @@ private typealias SourceLocation = DataModel.SourceLocation
 
     @Test func rendersWithoutExcerptWhenThereIsNoSourceOrLocation() {
         let renderer = DiagnosticRenderer()
-        let located = Diagnostic(.warning, "relationship 'A.b': has no inverse", at: SourceLocation(file: "x.yaml", line: 2, column: 3))
+        let located = Diagnostic(
+            .warning, "relationship 'A.b': has no inverse", at: SourceLocation(file: "x.yaml", line: 2, column: 3))
         #expect(renderer.render(located) == "x.yaml:2:3: warning: relationship 'A.b': has no inverse")
         let folderProblem = Diagnostic(.error, "Models/A: missing version 2", at: nil, hint: "add it")
         #expect(

@@ -24,19 +24,25 @@ enum ModelText {
     }
 
     /// Decodes text the test expects to be free of decoding problems.
-    static func description(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> ModelVersionDescription {
+    static func description(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws
+        -> ModelVersionDescription
+    {
         let (version, diagnostics) = try decode(text)
         #expect(diagnostics == [], sourceLocation: sourceLocation)
         return try #require(version, sourceLocation: sourceLocation)
     }
 
     /// The validator's diagnostics for text that decodes cleanly.
-    static func validate(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> [Diagnostic] {
+    static func validate(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws
+        -> [Diagnostic]
+    {
         ModelValidator.validate(try description(text, sourceLocation: sourceLocation))
     }
 
     /// Compiles text that decodes and validates without errors.
-    static func compile(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> CompiledVersion {
+    static func compile(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws
+        -> CompiledVersion
+    {
         let version = try description(text, sourceLocation: sourceLocation)
         let errors = ModelValidator.validate(version).filter { $0.severity == .error }
         #expect(errors == [], sourceLocation: sourceLocation)
@@ -44,5 +50,6 @@ enum ModelText {
     }
 
     /// The folder holding the test fixtures.
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+        .path
 }

@@ -24,7 +24,8 @@ private typealias SourceLocation = DataModel.SourceLocation
         _ entities: String, reports expected: [Diagnostic],
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) throws {
-        let actual = try ModelText.validate("model: M\nversion: 1\nentities:\n" + entities, sourceLocation: sourceLocation)
+        let actual = try ModelText.validate(
+            "model: M\nversion: 1\nentities:\n" + entities, sourceLocation: sourceLocation)
         #expect(actual == expected, sourceLocation: sourceLocation)
     }
 
@@ -70,7 +71,8 @@ private typealias SourceLocation = DataModel.SourceLocation
             """,
             reports: [
                 warning(
-                    "relationship 'Person.cars': inverse 'Vehicle.owner' names 'vehicles' as its inverse" + oneSided, 13, 7,
+                    "relationship 'Person.cars': inverse 'Vehicle.owner' names 'vehicles' as its inverse" + oneSided,
+                    13, 7,
                     hint: "write `inverse: cars` on 'Vehicle.owner' unless the app relies on it")
             ])
     }
@@ -129,9 +131,21 @@ private typealias SourceLocation = DataModel.SourceLocation
 
             """,
             reports: [
-                error("attribute 'Thing.description': the name 'description' is reserved (it clashes with an NSManagedObject member)", 6, 7),
-                error("attribute 'Thing.hash': the name 'hash' is reserved (it clashes with an NSManagedObject member)", 7, 7),
-                error("relationship 'Thing.entity': the name 'entity' is reserved (it clashes with an NSManagedObject member)", 10, 7),
+                error(
+                    """
+                    attribute 'Thing.description': the name 'description' is reserved (it clashes with an \
+                    NSManagedObject member)
+                    """,
+                    6, 7),
+                error(
+                    "attribute 'Thing.hash': the name 'hash' is reserved (it clashes with an NSManagedObject member)",
+                    7, 7),
+                error(
+                    """
+                    relationship 'Thing.entity': the name 'entity' is reserved (it clashes with an NSManagedObject \
+                    member)
+                    """,
+                    10, 7),
             ])
         #expect(ModelValidator.reservedPropertyNames.count == 15)
     }
@@ -145,8 +159,16 @@ private typealias SourceLocation = DataModel.SourceLocation
 
             """,
             reports: [
-                error("entity 'PERSON': its table ZPERSON collides with entity 'Person' (names may not differ only in case)", 5, 3),
-                error("entity 'PerSon': its table ZPERSON collides with entity 'Person' (names may not differ only in case)", 6, 3),
+                error(
+                    """
+                    entity 'PERSON': its table ZPERSON collides with entity 'Person' (names may not differ only in case)
+                    """,
+                    5, 3),
+                error(
+                    """
+                    entity 'PerSon': its table ZPERSON collides with entity 'Person' (names may not differ only in case)
+                    """,
+                    6, 3),
             ])
     }
 
@@ -163,7 +185,9 @@ private typealias SourceLocation = DataModel.SourceLocation
 
             """,
             reports: [
-                error("relationship 'Person.posts': unknown destination entity 'Posts'", 6, 7, hint: "did you mean 'Post'?"),
+                error(
+                    "relationship 'Person.posts': unknown destination entity 'Posts'", 6, 7,
+                    hint: "did you mean 'Post'?"),
                 error("relationship 'Person.comments': unknown destination entity 'Comment'", 7, 7),
             ])
     }
@@ -197,7 +221,9 @@ private typealias SourceLocation = DataModel.SourceLocation
 
             """,
             reports: [
-                error("relationship 'Person.posts': inverse 'autor' does not exist on 'Post'", 6, 7, hint: "did you mean 'author'?"),
+                error(
+                    "relationship 'Person.posts': inverse 'autor' does not exist on 'Post'", 6, 7,
+                    hint: "did you mean 'author'?"),
                 error("relationship 'Person.drafts': inverse 'editor' does not exist on 'Post'", 7, 7),
                 warning(
                     "relationship 'Post.author': inverse 'Person.posts' names 'autor' as its inverse" + oneSided, 10, 7,
@@ -272,8 +298,14 @@ private typealias SourceLocation = DataModel.SourceLocation
             """,
             reports: [
                 warning(
-                    "relationship 'Person.bestFriend': has no inverse; Core Data cannot keep both sides consistent", 6, 7,
-                    hint: "add a relationship on 'Person' and name it with `inverse:`, or `noInverse: true` when it is one-way on purpose")
+                    "relationship 'Person.bestFriend': has no inverse; Core Data cannot keep both sides consistent", 6,
+                    7,
+                    hint:
+                        """
+                        add a relationship on 'Person' and name it with `inverse:`, or `noInverse: true` when it is \
+                        one-way on purpose
+                        """
+                )
             ])
     }
 
@@ -292,7 +324,12 @@ private typealias SourceLocation = DataModel.SourceLocation
             reports: [
                 warning(
                     "relationship 'Person.favorite': has no inverse; Core Data cannot keep both sides consistent", 7, 7,
-                    hint: "add a relationship on 'Post' and name it with `inverse:`, or `noInverse: true` when it is one-way on purpose")
+                    hint:
+                        """
+                        add a relationship on 'Post' and name it with `inverse:`, or `noInverse: true` when it is \
+                        one-way on purpose
+                        """
+                )
             ])
     }
 
@@ -308,8 +345,18 @@ private typealias SourceLocation = DataModel.SourceLocation
 
             """,
             reports: [
-                error("relationship 'Person.posts': its inverse 'Post.author' differs in transient; both sides must be stored or neither", 6, 7),
-                error("relationship 'Post.author': its inverse 'Person.posts' differs in transient; both sides must be stored or neither", 9, 7),
+                error(
+                    """
+                    relationship 'Person.posts': its inverse 'Post.author' differs in transient; both sides must be \
+                    stored or neither
+                    """,
+                    6, 7),
+                error(
+                    """
+                    relationship 'Post.author': its inverse 'Person.posts' differs in transient; both sides must be \
+                    stored or neither
+                    """,
+                    9, 7),
             ])
     }
 
@@ -371,17 +418,34 @@ private typealias SourceLocation = DataModel.SourceLocation
 
             """,
             reports: [
-                error("entity 'Person': uniqueness constraint names unknown property 'emal'", 12, 18, hint: "did you mean 'email'?"),
-                error("entity 'Person': uniqueness constraint names transient attribute 'nick', which is not stored", 12, 26),
                 error(
-                    "entity 'Person': uniqueness constraint names relationship 'posts', which has no column (only stored to-one relationships can be used)",
+                    "entity 'Person': uniqueness constraint names unknown property 'emal'", 12, 18,
+                    hint: "did you mean 'email'?"),
+                error(
+                    "entity 'Person': uniqueness constraint names transient attribute 'nick', which is not stored", 12,
+                    26),
+                error(
+                    """
+                    entity 'Person': uniqueness constraint names relationship 'posts', which has no column (only \
+                    stored to-one relationships can be used)
+                    """,
                     12, 32),
                 error(
-                    "entity 'Person': uniqueness constraint names relationship 'cache', which has no column (only stored to-one relationships can be used)",
+                    """
+                    entity 'Person': uniqueness constraint names relationship 'cache', which has no column (only \
+                    stored to-one relationships can be used)
+                    """,
                     12, 39),
-                error("entity 'Person': index 'byFirstNme' names unknown property 'firstNme'", 13, 16, hint: "did you mean 'firstName'?"),
+                error(
+                    "entity 'Person': index 'byFirstNme' names unknown property 'firstNme'", 13, 16,
+                    hint: "did you mean 'firstName'?"),
                 error("entity 'Person': index 'byNick' names transient attribute 'nick', which is not stored", 13, 28),
-                warning("entity 'Person': index 'byPosts' names relationship 'posts', which has no column; the index leaves it out", 13, 65),
+                warning(
+                    """
+                    entity 'Person': index 'byPosts' names relationship 'posts', which has no column; the index leaves \
+                    it out
+                    """,
+                    13, 65),
             ])
     }
 
@@ -429,8 +493,18 @@ private typealias SourceLocation = DataModel.SourceLocation
 
             """,
             reports: [
-                error("entity 'Person': index name 'ByName' differs from 'byName' (line 7) only in case, and SQLite does not tell them apart", 8, 9),
-                error("entity 'Person': index name 'BYNAME' differs from 'byName' (line 7) only in case, and SQLite does not tell them apart", 9, 9),
+                error(
+                    """
+                    entity 'Person': index name 'ByName' differs from 'byName' (line 7) only in case, and SQLite does \
+                    not tell them apart
+                    """,
+                    8, 9),
+                error(
+                    """
+                    entity 'Person': index name 'BYNAME' differs from 'byName' (line 7) only in case, and SQLite does \
+                    not tell them apart
+                    """,
+                    9, 9),
             ])
     }
 
@@ -473,10 +547,19 @@ private typealias SourceLocation = DataModel.SourceLocation
         func at(_ line: Int, _ column: Int) -> SourceLocation { SourceLocation(file: file, line: line, column: column) }
         #expect(
             result.diagnostics == [
-                Diagnostic(.error, "attribute 'Person.name': unknown type 'strng'", at: at(6, 13), hint: "did you mean 'string'?"),
-                Diagnostic(.error, "attribute 'Person.email': unknown key 'indexd'", at: at(7, 30), hint: "did you mean 'indexed'?"),
                 Diagnostic(
-                    .error, "attribute 'Person.description': the name 'description' is reserved (it clashes with an NSManagedObject member)", at: at(8, 7)),
+                    .error, "attribute 'Person.name': unknown type 'strng'", at: at(6, 13),
+                    hint: "did you mean 'string'?"),
+                Diagnostic(
+                    .error, "attribute 'Person.email': unknown key 'indexd'", at: at(7, 30),
+                    hint: "did you mean 'indexed'?"),
+                Diagnostic(
+                    .error,
+                    """
+                    attribute 'Person.description': the name 'description' is reserved (it clashes with an \
+                    NSManagedObject member)
+                    """,
+                    at: at(8, 7)),
                 Diagnostic(.error, "relationship 'Person.posts': unknown destination entity 'Postt'", at: at(10, 7)),
                 Diagnostic(.error, "entity 'A': inheritance cycle A → B → A", at: at(11, 3)),
             ])

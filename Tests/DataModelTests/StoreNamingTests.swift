@@ -31,7 +31,10 @@ import Testing
     /// order is the buckets' order, so it depends on the table size.
     @Test func iterationFollowsBucketsWithLinearProbing() {
         // Three buckets: ZNAME and ZTRUSTS both hash to bucket 0; ZTRUSTS takes 1.
-        #expect(CoreDataHashOrder.iterationOrder(of: ["ZNAME", "ZTRUSTEDBY", "ZTRUSTS"]) == ["ZNAME", "ZTRUSTS", "ZTRUSTEDBY"])
+        #expect(
+            CoreDataHashOrder.iterationOrder(of: ["ZNAME", "ZTRUSTEDBY", "ZTRUSTS"]) == [
+                "ZNAME", "ZTRUSTS", "ZTRUSTEDBY",
+            ])
         // Seven buckets: ZNAME 1, ZTRUSTEDBY 2, ZTRUSTS 2 → 3, ZTITLE 6.
         #expect(
             CoreDataHashOrder.iterationOrder(of: ["ZNAME", "ZTITLE", "ZTRUSTEDBY", "ZTRUSTS"])
@@ -92,7 +95,10 @@ import Testing
                   systemMessages: { destination: SystemMessage, toMany: true, inverse: users }
             """
         #expect(try joinTables([v1, v2], version: 1) == ["Z_1USERS(Z_1SYSTEMMESSAGES,Z_2USERS)"])
-        #expect(try joinTables([v1, v2], version: 2) == ["Z_1USERS(Z_1REACTIONS,Z_3USERS)", "Z_2USERS(Z_2SYSTEMMESSAGES,Z_3USERS1)"])
+        #expect(
+            try joinTables([v1, v2], version: 2) == [
+                "Z_1USERS(Z_1REACTIONS,Z_3USERS)", "Z_2USERS(Z_2SYSTEMMESSAGES,Z_3USERS1)",
+            ])
     }
 
     /// Wire's `UserClient` (its stored properties' names as its stores' `ZUSERCLIENT`
@@ -102,9 +108,15 @@ import Testing
     /// table grows from 41 to 71 buckets) while `Z_…IGNOREDCLIENTS` stays.
     @Test(arguments: [
         // 2.4 (version 5 of the history): 26 stored properties.
-        (attributes: "modifiedDataFields: integer64?", discovered: false, trusted: "Z_3TRUSTEDCLIENTS(Z_3TRUSTEDBYCLIENTS,Z_3TRUSTEDCLIENTS)"),
+        (
+            attributes: "modifiedDataFields: integer64?", discovered: false,
+            trusted: "Z_3TRUSTEDCLIENTS(Z_3TRUSTEDBYCLIENTS,Z_3TRUSTEDCLIENTS)"
+        ),
         // 2.95.0 (version 84): 32.
-        (attributes: StoreNamingTests.later, discovered: true, trusted: "Z_3TRUSTEDCLIENTS(Z_3TRUSTEDBYCLIENTS,Z_3TRUSTEDCLIENTS)"),
+        (
+            attributes: StoreNamingTests.later, discovered: true,
+            trusted: "Z_3TRUSTEDCLIENTS(Z_3TRUSTEDBYCLIENTS,Z_3TRUSTEDCLIENTS)"
+        ),
         // 2.96.0 (version 85): 33, with `needsSessionMigration`.
         (
             attributes: StoreNamingTests.later + ", needsSessionMigration: boolean", discovered: true,
@@ -112,20 +124,27 @@ import Testing
         ),
     ])
     func wiresUserClient(attributes: String, discovered: Bool, trusted: String) throws {
-        let discoveredBy = discovered ? "\n      discoveredByMessage: { destination: Message, optional: true, inverse: discoveredClients }" : ""
-        let discoveredClients = discovered ? "\n      discoveredClients: { destination: UserClient, toMany: true, inverse: discoveredByMessage }" : ""
+        let discoveredBy =
+            discovered
+            ? "\n      discoveredByMessage: { destination: Message, optional: true, inverse: discoveredClients }" : ""
+        let discoveredClients =
+            discovered
+            ? "\n      discoveredClients: { destination: UserClient, toMany: true, inverse: discoveredByMessage }" : ""
         let text = """
             entities:
               Message:
                 relationships:
-                  clients: { destination: UserClient, toMany: true, inverse: addedOrRemovedInSystemMessages }\(discoveredClients)
-                  missingRecipients: { destination: UserClient, toMany: true, inverse: messagesMissingRecipient, transient: true }
+                  clients: { destination: UserClient, toMany: true, inverse: addedOrRemovedInSystemMessages \
+            }\(discoveredClients)
+                  missingRecipients: { destination: UserClient, toMany: true, inverse: messagesMissingRecipient, \
+            transient: true }
               User:
                 relationships:
                   clients: { destination: UserClient, toMany: true, inverse: user }
               UserClient:
                 attributes: { activationAddress: string?, activationDate: date?, activationLocationLatitude: double?,
-                  activationLocationLongitude: double?, apsDecryptionKey: binary?, apsVerificationKey: binary?, deviceClass: string?,
+                  activationLocationLongitude: double?, apsDecryptionKey: binary?, apsVerificationKey: binary?, \
+            deviceClass: string?,
                   fingerprint: binary?, label: string?, markedToDelete: boolean, model: string?,
                   needsToNotifyUser: boolean, needsToUploadSignalingKeys: boolean?, numberOfKeysRemaining: integer32?,
                   preKeysRangeMax: integer64, remoteIdentifier: string?, type: string, \(attributes) }
@@ -133,7 +152,8 @@ import Testing
                   addedOrRemovedInSystemMessages: { destination: Message, toMany: true, inverse: clients }
                   ignoredByClients: { destination: UserClient, toMany: true, inverse: ignoredClients }
                   ignoredClients: { destination: UserClient, toMany: true, inverse: ignoredByClients }
-                  messagesMissingRecipient: { destination: Message, toMany: true, inverse: missingRecipients, transient: true }
+                  messagesMissingRecipient: { destination: Message, toMany: true, inverse: missingRecipients, \
+            transient: true }
                   missedByClient: { destination: UserClient, optional: true, inverse: missingClients }
                   missingClients: { destination: UserClient, toMany: true, inverse: missedByClient }
                   trustedByClients: { destination: UserClient, toMany: true, inverse: trustedClients }

@@ -50,19 +50,26 @@ private typealias SourceLocation = DataModel.SourceLocation
 
         """
 
-    private func compile(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> CompiledVersion {
+    private func compile(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws
+        -> CompiledVersion
+    {
         try ModelText.compile(text, sourceLocation: sourceLocation)
     }
 
     /// The base text with `from` replaced by `to` (which must occur exactly once).
-    private func variant(_ from: String, _ to: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> CompiledVersion {
-        #expect(Self.base.components(separatedBy: from).count == 2, "'\(from)' must occur once", sourceLocation: sourceLocation)
+    private func variant(_ from: String, _ to: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws
+        -> CompiledVersion
+    {
+        #expect(
+            Self.base.components(separatedBy: from).count == 2, "'\(from)' must occur once",
+            sourceLocation: sourceLocation)
         return try compile(Self.base.replacingOccurrences(of: from, with: to), sourceLocation: sourceLocation)
     }
 
     /// Names of the entities whose hash differs between two versions.
     private func changed(_ a: CompiledVersion, _ b: CompiledVersion) -> [String] {
-        Set(a.versionHashes.keys).union(b.versionHashes.keys).filter { a.versionHashes[$0] != b.versionHashes[$0] }.sorted()
+        Set(a.versionHashes.keys).union(b.versionHashes.keys).filter { a.versionHashes[$0] != b.versionHashes[$0] }
+            .sorted()
     }
 
     private func hex(_ hash: VersionHash?) -> String? { hash?.hex }
@@ -102,14 +109,20 @@ private typealias SourceLocation = DataModel.SourceLocation
         posts.hashModifier = "v3"
         posts.deleteRule = .cascade  // not hashed
         posts.renamedFrom = "articles"  // not hashed
-        #expect(VersionHasher.hash(posts, isOwnInverse: false).hex == "edf78b90b9d311852bed4e3964dc2c3d57011e60fbb4467437b6aa79275e5b05")
+        #expect(
+            VersionHasher.hash(posts, isOwnInverse: false).hex
+                == "edf78b90b9d311852bed4e3964dc2c3d57011e60fbb4467437b6aa79275e5b05")
 
         var owner = RelationshipDescription(name: "owner", destination: "Person", location: Self.here)
         owner.inverse = "cars"
-        #expect(VersionHasher.hash(owner, isOwnInverse: false).hex == "de1c089788a726f3fe40c12bfbf0f4d48833e8afa94bf16d82bf8dec1f49ef0d")
+        #expect(
+            VersionHasher.hash(owner, isOwnInverse: false).hex
+                == "de1c089788a726f3fe40c12bfbf0f4d48833e8afa94bf16d82bf8dec1f49ef0d")
         // Xcode writes maxCount 1 for a to-one; it hashes the same as none.
         owner.maxCount = 1
-        #expect(VersionHasher.hash(owner, isOwnInverse: false).hex == "de1c089788a726f3fe40c12bfbf0f4d48833e8afa94bf16d82bf8dec1f49ef0d")
+        #expect(
+            VersionHasher.hash(owner, isOwnInverse: false).hex
+                == "de1c089788a726f3fe40c12bfbf0f4d48833e8afa94bf16d82bf8dec1f49ef0d")
     }
 
     @Test func ownInverseLeavesTheInverseNameOut() throws {
@@ -191,7 +204,10 @@ private typealias SourceLocation = DataModel.SourceLocation
     }
 
     @Test func digestIsSHA512OverNamesAndHashesInNameOrder() {
-        let hashes = ["B": VersionHash(bytes: [UInt8](repeating: 1, count: 32)), "A": VersionHash(bytes: [UInt8](repeating: 0, count: 32))]
+        let hashes = [
+            "B": VersionHash(bytes: [UInt8](repeating: 1, count: 32)),
+            "A": VersionHash(bytes: [UInt8](repeating: 0, count: 32)),
+        ]
         #expect(
             VersionHasher.digest(hashes)
                 == "N1hmrcjZ5nVe7cWxKZScHMHeYyMaWyGXhXtXjf0X/kXwRlPpuaUcSYE9apdSP0CekifWUSOPb/NeuzaGmToIIg==")
@@ -206,8 +222,14 @@ private typealias SourceLocation = DataModel.SourceLocation
         ("an index", "indexes: [[name]]", "indexes: [[nick, name]]", true),
         ("removing the index", "    indexes: [[name]]\n", "", true),
         ("indexed", "nick: string?", "nick: { type: string, optional: true, indexed: true }", true),
-        ("an attribute's renamedFrom", "nick: string?", "nick: { type: string, optional: true, renamedFrom: handle }", true),
-        ("a relationship's renamedFrom", "favorite: { destination: Post }", "favorite: { destination: Post, renamedFrom: starred }", true),
+        (
+            "an attribute's renamedFrom", "nick: string?",
+            "nick: { type: string, optional: true, renamedFrom: handle }", true
+        ),
+        (
+            "a relationship's renamedFrom", "favorite: { destination: Post }",
+            "favorite: { destination: Post, renamedFrom: starred }", true
+        ),
         ("an entity's renamedFrom", "  Tag:\n", "  Tag:\n    renamedFrom: Label\n", true),
         ("a delete rule", "deleteRule: cascade", "deleteRule: deny", true),
         ("a transformer", "transformer: ColorTransformer", "transformer: PaletteTransformer", true),
@@ -252,21 +274,40 @@ private typealias SourceLocation = DataModel.SourceLocation
         ("abstract", "abstract: false", "abstract: true", ["Article", "Post"]),
         ("a destination", "favorite: { destination: Post }", "favorite: { destination: Tag }", ["Person"]),
         (
-            "an inverse name", "author: { destination: Person, inverse: posts }", "writer: { destination: Person, inverse: posts }",
+            "an inverse name", "author: { destination: Person, inverse: posts }",
+            "writer: { destination: Person, inverse: posts }",
             ["Article", "Person", "Post"]
         ),
-        ("ordered", "inverse: author, deleteRule: cascade", "inverse: author, deleteRule: cascade, ordered: true", ["Person"]),
+        (
+            "ordered", "inverse: author, deleteRule: cascade", "inverse: author, deleteRule: cascade, ordered: true",
+            ["Person"]
+        ),
         ("minCount", "favorite: { destination: Post }", "favorite: { destination: Post, minCount: 1 }", ["Person"]),
-        ("maxCount", "inverse: author, deleteRule: cascade", "inverse: author, deleteRule: cascade, maxCount: 5", ["Person"]),
-        ("a relationship's optionality", "favorite: { destination: Post }", "favorite: { destination: Post, optional: false }", ["Person"]),
+        (
+            "maxCount", "inverse: author, deleteRule: cascade", "inverse: author, deleteRule: cascade, maxCount: 5",
+            ["Person"]
+        ),
+        (
+            "a relationship's optionality", "favorite: { destination: Post }",
+            "favorite: { destination: Post, optional: false }", ["Person"]
+        ),
         ("a uniqueness constraint", "uniqueness: [[name]]", "uniqueness: [[name, nick]]", ["Person"]),
         ("removing a uniqueness constraint", "    uniqueness: [[name]]\n", "", ["Person"]),
         ("transient", "nick: string?", "nick: { type: string, optional: true, transient: true }", ["Person"]),
-        ("externalStorage", "photo: { type: binary, optional: true }", "photo: { type: binary, optional: true, externalStorage: true }", ["Person"]),
-        ("preserveAfterDeletion", "nick: string?", "nick: { type: string, optional: true, preserveAfterDeletion: true }", ["Person"]),
+        (
+            "externalStorage", "photo: { type: binary, optional: true }",
+            "photo: { type: binary, optional: true, externalStorage: true }", ["Person"]
+        ),
+        (
+            "preserveAfterDeletion", "nick: string?",
+            "nick: { type: string, optional: true, preserveAfterDeletion: true }", ["Person"]
+        ),
         ("an entity hashModifier", "  Tag:\n", "  Tag:\n    hashModifier: v2\n", ["Tag"]),
         ("an attribute hashModifier", "label: string", "label: { type: string, hashModifier: v2 }", ["Tag"]),
-        ("a relationship hashModifier", "favorite: { destination: Post }", "favorite: { destination: Post, hashModifier: v2 }", ["Person"]),
+        (
+            "a relationship hashModifier", "favorite: { destination: Post }",
+            "favorite: { destination: Post, hashModifier: v2 }", ["Person"]
+        ),
     ])
     func changesTheEntityHash(what: String, from: String, to: String, entities: [String]) throws {
         let base = try compile(Self.base)
@@ -282,7 +323,8 @@ private typealias SourceLocation = DataModel.SourceLocation
 
     @Test func entityNameIsHashed() throws {
         let base = try compile(Self.base)
-        let renamed = try variant("  Article:\n    parent: Post\n", "  Story:\n    parent: Post\n    renamedFrom: Article\n")
+        let renamed = try variant(
+            "  Article:\n    parent: Post\n", "  Story:\n    parent: Post\n    renamedFrom: Article\n")
         #expect(base.versionHashes["Article"] != nil)
         #expect(renamed.versionHashes["Story"] != nil)
         #expect(renamed.versionHashes["Story"] != base.versionHashes["Article"])

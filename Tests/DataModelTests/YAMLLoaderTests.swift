@@ -220,7 +220,10 @@ private typealias SourceLocation = DataModel.SourceLocation
                         (key("b", 4, 1), scalar("x", .plain, 4, 4, tag: "!custom")),
                         (key("c", 5, 1), scalar("y", .plain, 5, 4, tag: "!")),
                         (key("d", 6, 1), scalar("z", .plain, 6, 4, tag: "tag:example.com,2024:thing")),
-                        (key("e", 7, 1), mapping(7, 4, [(key("k", 7, 11), scalar("v", 7, 14))], tag: "tag:yaml.org,2002:map")),
+                        (
+                            key("e", 7, 1),
+                            mapping(7, 4, [(key("k", 7, 11), scalar("v", 7, 14))], tag: "tag:yaml.org,2002:map")
+                        ),
                         (key("f", 8, 1), sequence(8, 4, [scalar("1", 8, 11)], tag: "tag:yaml.org,2002:seq")),
                         (key("g", 9, 1), scalar("plain", 9, 4)),
                     ]))
@@ -246,7 +249,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(error?.kind == .multipleDocuments)
         #expect(
             error?.description
-                == "test.yaml:2:1: error: the file must contain a single YAML document, but a second document starts here")
+                == """
+                test.yaml:2:1: error: the file must contain a single YAML document, but a second document starts here
+                """
+        )
     }
 
     @Test func rejectsARootThatIsNotAMapping() {
@@ -321,7 +327,11 @@ private typealias SourceLocation = DataModel.SourceLocation
     @Test func rejectsUTF16AndUTF32ByteOrderMarks() {
         #expect(
             failure([0xFF, 0xFE, 0x61, 0x00])?.description
-                == "test.yaml:1:1: error: the file is not valid UTF-8 (it starts with a UTF-16 little-endian byte order mark)")
+                == """
+                test.yaml:1:1: error: the file is not valid UTF-8 (it starts with a UTF-16 little-endian byte order \
+                mark)
+                """
+        )
         #expect(
             failure([0xFE, 0xFF, 0x00, 0x61])?.message
                 == "the file is not valid UTF-8 (it starts with a UTF-16 big-endian byte order mark)")
@@ -336,7 +346,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(nul?.kind == .syntax)
         #expect(
             nul?.description
-                == "test.yaml:2:5: error: the file contains a NUL byte, which YAML does not allow (is it a binary file?)")
+                == """
+                test.yaml:2:5: error: the file contains a NUL byte, which YAML does not allow (is it a binary file?)
+                """
+        )
         #expect(
             failure("a: \"bell\u{7}\"\n")?.description
                 == "test.yaml:1:9: error: the file contains the control character U+0007, which YAML does not allow")
@@ -350,7 +363,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         // ASCII bytes and NULs that are valid UTF-8 still fail at the first NUL.
         #expect(
             failure([0x61, 0x3A, 0x20, 0x00, 0x01, 0x02])?.description
-                == "test.yaml:1:4: error: the file contains a NUL byte, which YAML does not allow (is it a binary file?)")
+                == """
+                test.yaml:1:4: error: the file contains a NUL byte, which YAML does not allow (is it a binary file?)
+                """
+        )
     }
 
     // MARK: - Syntax errors
@@ -400,10 +416,18 @@ private typealias SourceLocation = DataModel.SourceLocation
                 == "test.yaml:1:5: error: invalid YAML: mapping values are not allowed in this context")
         #expect(
             failure("a: [1, 2\n")?.description
-                == "test.yaml:2:1: error: invalid YAML: did not find expected ',' or ']' (while parsing a flow sequence starting at line 1, column 4)")
+                == """
+                test.yaml:2:1: error: invalid YAML: did not find expected ',' or ']' (while parsing a flow sequence \
+                starting at line 1, column 4)
+                """
+        )
         #expect(
             failure("{a: 1")?.description
-                == "test.yaml:1:6: error: invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping starting at line 1, column 1)")
+                == """
+                test.yaml:1:6: error: invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping \
+                starting at line 1, column 1)
+                """
+        )
         #expect(
             failure("a: @home\n")?.description
                 == "test.yaml:1:4: error: a plain value cannot start with '@'; put the value in quotes")
@@ -424,7 +448,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(recursive?.kind == .unsupported)
         #expect(
             recursive?.description
-                == "test.yaml:1:11: error: alias '*x' refers to a node that contains it; recursive aliases are not supported")
+                == """
+                test.yaml:1:11: error: alias '*x' refers to a node that contains it; recursive aliases are not supported
+                """
+        )
         #expect(failure("a: &x 1\nb: &x [*x]\n")?.kind == .unsupported)
         let version = failure("%YAML 2.0\n---\na: 1\n")
         #expect(version?.kind == .unsupported)
@@ -438,7 +465,9 @@ private typealias SourceLocation = DataModel.SourceLocation
     @Test func refusesBytesOverTheSizeLimitWithoutParsing() {
         let error = failure([UInt8](repeating: 0x5B, count: YAMLLoader.maximumFileSize + 1))
         #expect(error?.kind == .tooLarge)
-        #expect(error?.description == "test.yaml: error: the file is too large (16777217 bytes; the limit is 16777216 bytes)")
+        #expect(
+            error?.description
+                == "test.yaml: error: the file is too large (16777217 bytes; the limit is 16777216 bytes)")
     }
 
     @Test func readsAFileOfExactlyTheSizeLimit() throws {
@@ -461,7 +490,9 @@ private typealias SourceLocation = DataModel.SourceLocation
             Issue.record("a 50 MB file loaded")
         } catch {
             #expect(error.kind == .tooLarge)
-            #expect(error.description == "\(path): error: the file is too large (50000000 bytes; the limit is 16777216 bytes)")
+            #expect(
+                error.description
+                    == "\(path): error: the file is too large (50000000 bytes; the limit is 16777216 bytes)")
         }
         #expect(ContinuousClock.now - start < .seconds(1))
     }
@@ -472,7 +503,8 @@ private typealias SourceLocation = DataModel.SourceLocation
             Issue.record("loaded a missing file")
         } catch {
             #expect(error.kind == .unreadable)
-            #expect(error.description == "/nonexistent/model.yaml: error: cannot read the file: No such file or directory")
+            #expect(
+                error.description == "/nonexistent/model.yaml: error: cannot read the file: No such file or directory")
         }
         let directory = NSTemporaryDirectory()
         #expect(throws: YAMLError.self) { try YAMLLoader.load(contentsOf: directory) }

@@ -10,7 +10,10 @@ import Testing
     /// v1 has `B`; v2 has `D` renamed from it and a new `B` beside it.
     static let entities = [
         "entities:\n  B:\n    attributes: { key: string, x: integer16? }\n",
-        "entities:\n  D:\n    renamedFrom: B\n    attributes: { key: string, x: integer16? }\n  B:\n    attributes: { key: string? }\n",
+        """
+        entities:\n  D:\n    renamedFrom: B\n    attributes: { key: string, x: integer16? }\n  B:\n    attributes: { \
+        key: string? }\n
+        """,
     ]
 
     /// `C` renamed from `B` keeps its `renamedFrom` beside a new `B`: in the next
@@ -26,7 +29,10 @@ import Testing
                 == ["copy B → B", "copy D → D", "add - → E"])
         let properties = try Models.infer([
             "entities:\n  A:\n    attributes: { a: string?, b: { type: string, optional: true, renamedFrom: a } }\n",
-            "entities:\n  A:\n    attributes: { a: string?, b: { type: string, optional: true, renamedFrom: a }, c: string? }\n",
+            """
+            entities:\n  A:\n    attributes: { a: string?, b: { type: string, optional: true, renamedFrom: a }, c: \
+            string? }\n
+            """,
         ])
         #expect(properties.entityMappings[0].property("a")?.source == .copy(from: "a"))
         #expect(properties.entityMappings[0].property("b")?.source == .copy(from: "b"))
@@ -34,7 +40,9 @@ import Testing
 
     @Test func twoClaimsOnOneEntityAreRefused() throws {
         let texts = try Models.refusalTexts(Self.entities)
-        #expect(texts.contains { $0.hasPrefix("B: ambiguous rename: entities B and D both claim the old entity 'B'") }, "\(texts)")
+        #expect(
+            texts.contains { $0.hasPrefix("B: ambiguous rename: entities B and D both claim the old entity 'B'") },
+            "\(texts)")
     }
 
     /// A file about a claimant that leaves the claim open is refused for the
@@ -51,7 +59,8 @@ import Testing
     /// A policy answers what inference cannot map, not which entity continues the old
     /// one: on a claimant, the ambiguity stays, and is what is reported.
     @Test func aPolicyOnAClaimantDoesNotHideTheAmbiguity() throws {
-        let (result, _) = try MappingResolverTests.resolve("entities:\n  B:\n    policy: Anything\n", versions: Self.entities)
+        let (result, _) = try MappingResolverTests.resolve(
+            "entities:\n  B:\n    policy: Anything\n", versions: Self.entities)
         #expect(MappingResolverTests.refusals(result).map(\.kind) == [.ambiguousRename])
     }
 
@@ -60,14 +69,17 @@ import Testing
     @Test func aFileProblemElsewhereIsReportedAsSuch() throws {
         let (result, _) = try MappingResolverTests.resolve(
             "entities:\n  Bee:\n    properties:\n      x: $source.x\n", versions: Self.entities)
-        #expect(MappingResolverTests.diagnostics(result).map(\.message) == ["entity 'Bee': not an entity of Shop version 2"])
+        #expect(
+            MappingResolverTests.diagnostics(result).map(\.message) == ["entity 'Bee': not an entity of Shop version 2"]
+        )
     }
 
     /// A path refused as ambiguous gives no data to differ from: no warning that "the
     /// direct mapping cannot pair D with B" when the direct mapping is refused.
     @Test func aPathRefusedAsAmbiguousHasNoDifferences() throws {
         let model = try Models.compile([
-            Self.entities[0], "entities:\n  D:\n    renamedFrom: B\n    attributes: { key: string, x: integer16? }\n", Self.entities[1],
+            Self.entities[0], "entities:\n  D:\n    renamedFrom: B\n    attributes: { key: string, x: integer16? }\n",
+            Self.entities[1],
         ])
         #expect(MappingInference.pathDifferences(through: model.versions) == [])
     }
@@ -79,7 +91,10 @@ import Testing
     @Test func aFileGivingOneClaimantItsSourceSettlesIt() throws {
         let versions = [
             Self.entities[0],
-            "entities:\n  D:\n    renamedFrom: B\n    attributes: { key: string, y: { type: integer32, optional: true, renamedFrom: x } }\n"
+            """
+            entities:\n  D:\n    renamedFrom: B\n    attributes: { key: string, y: { type: integer32, optional: true, \
+            renamedFrom: x } }\n
+            """
                 + "  B:\n    attributes: { key: string? }\n",
         ]
         let (result, _) = try MappingResolverTests.resolve("entities:\n  D:\n    source: B\n", versions: versions)
@@ -91,7 +106,8 @@ import Testing
         #expect(mapping.entityMappings.first { $0.destination == "B" }?.kind == .add)
         let (both, _) = try MappingResolverTests.resolve(
             "entities:\n  D:\n    source: B\n  B:\n    source: B\n", versions: versions)
-        #expect(try both.get().entityMappings.filter { $0.source == "B" }.compactMap(\.destination).sorted() == ["B", "D"])
+        #expect(
+            try both.get().entityMappings.filter { $0.source == "B" }.compactMap(\.destination).sorted() == ["B", "D"])
     }
 
     /// A shipped version keeps its `renamedFrom`, so a mapping file is the way out: it
@@ -99,9 +115,13 @@ import Testing
     @Test func aFileSettingOneClaimantSettlesIt() throws {
         let versions = [
             "entities:\n  A:\n    attributes: { key: string, a: integer16? }\n",
-            "entities:\n  A:\n    attributes: { key: string, a: integer16?, b: { type: integer16, optional: true, renamedFrom: a } }\n",
+            """
+            entities:\n  A:\n    attributes: { key: string, a: integer16?, b: { type: integer16, optional: true, \
+            renamedFrom: a } }\n
+            """,
         ]
-        #expect(try Models.refusalTexts(versions).contains { $0.hasPrefix("A.a: ambiguous rename: properties a and b") })
+        #expect(
+            try Models.refusalTexts(versions).contains { $0.hasPrefix("A.a: ambiguous rename: properties a and b") })
         let (result, _) = try MappingResolverTests.resolve(
             "entities:\n  A:\n    properties:\n      a: { default: 1 }\n", versions: versions)
         let mapping = try result.get()

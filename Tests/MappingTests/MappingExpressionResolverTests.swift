@@ -26,8 +26,9 @@ import Testing
             relationships:
               books: { destination: Book, toMany: true, inverse: author }
           Book:
-            attributes: { title: string, pages: integer32?, visits: integer32, email: string?, score: { type: integer64, default: 0 }, \
-        isLong: { type: boolean, default: false }, cached: { type: string, transient: true, optional: true } }
+            attributes: { title: string, pages: integer32?, visits: integer32, email: string?, score: { type: \
+        integer64, default: 0 }, isLong: { type: boolean, default: false }, cached: { type: string, transient: true, \
+        optional: true } }
             relationships:
               author: { destination: Author, inverse: books, optional: true }
         """
@@ -38,7 +39,9 @@ import Testing
 
     /// Every diagnostic as `line:column message`.
     static func problems(_ text: String) throws -> [String] {
-        MappingResolverTests.diagnostics(try resolve(text)).map { "\($0.location!.line):\($0.location!.column) \($0.message)" }
+        MappingResolverTests.diagnostics(try resolve(text)).map {
+            "\($0.location!.line):\($0.location!.column) \($0.message)"
+        }
     }
 
     @Test func expressionsAndFiltersBecomeTheMapping() throws {
@@ -78,18 +81,27 @@ import Testing
                   cached: { value: "$source.title" }
             """)
         #expect(found.count == 7, "\(found)")
-        #expect(found.contains("10:7 property 'Book.cached': value: a transient attribute is not stored, so no value is migrated into it"), "\(found)")
+        #expect(
+            found.contains(
+                """
+                10:7 property 'Book.cached': value: a transient attribute is not stored, so no value is migrated into it
+                """
+            ), "\(found)")
         #expect(found.contains { $0.hasPrefix("3:14 entity 'Book': filter: ") && $0.contains("visitz") }, "\(found)")
-        #expect(found.contains { $0.hasPrefix("5:66 property 'Book.pages': value: ") && $0.contains("nope") }, "\(found)")
-        #expect(found.contains { $0 == "6:24 property 'Book.email': value: 'email' is string; the value is integer" }, "\(found)")
+        #expect(
+            found.contains { $0.hasPrefix("5:66 property 'Book.pages': value: ") && $0.contains("nope") }, "\(found)")
+        #expect(
+            found.contains { $0 == "6:24 property 'Book.email': value: 'email' is string; the value is integer" },
+            "\(found)")
         // Text that tries to end the SQL is a syntax error of the expression, never SQL.
         #expect(found.contains("7:25 property 'Book.score': value: unterminated string (no closing ')"), "\(found)")
         #expect(found.contains("8:7 property 'Book.title': onFailure: nil on a required attribute"), "\(found)")
         #expect(
             found.contains(
                 """
-                9:25 property 'Book.author': value: a relationship's value is the destination objects of source objects: \
-                FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', '<Mapping>', $source.<relationship>)
+                9:25 property 'Book.author': value: a relationship's value is the destination objects of source \
+                objects: FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', '<Mapping>', \
+                $source.<relationship>)
                 """), "\(found)")
     }
 
@@ -105,7 +117,8 @@ import Testing
                   books: { value: "\(call), 'BookToBook', $source.books)" }
               Book:
                 properties:
-                  author: { value: "FUNCTION($manager, 'destinationInstancesForSourceRelationshipNamed:sourceInstances:', 'author', $source.author)" }
+                  author: { value: "FUNCTION($manager, \
+            'destinationInstancesForSourceRelationshipNamed:sourceInstances:', 'author', $source.author)" }
                   pages: { value: "CAST($source.pages, 'NSNumber')", onFailure: nil }
             """
         ).get()
@@ -123,8 +136,14 @@ import Testing
             """)
         #expect(
             found == [
-                "4:105 property 'Author.books': value: 'AuthorToAuthor' maps Author to Author, not the Book objects of $source.books to Book objects",
-                "7:124 property 'Book.author': value: $source.author.books.author reaches many objects through a to-many relationship; author is a to-one",
+                """
+                4:105 property 'Author.books': value: 'AuthorToAuthor' maps Author to Author, not the Book objects of \
+                $source.books to Book objects
+                """,
+                """
+                7:124 property 'Book.author': value: $source.author.books.author reaches many objects through a \
+                to-many relationship; author is a to-one
+                """,
             ], "\(found)")
         let unknown = try Self.problems(
             """
@@ -133,7 +152,13 @@ import Testing
                 properties:
                   books: { value: "\(call), 'Nope', $source.books)" }
             """)
-        #expect(unknown == ["4:105 property 'Author.books': value: no entity mapping of this hop is named 'Nope' (AuthorToAuthor, BookToBook)"])
+        #expect(
+            unknown == [
+                """
+                4:105 property 'Author.books': value: no entity mapping of this hop is named 'Nope' (AuthorToAuthor, \
+                BookToBook)
+                """
+            ])
     }
 
     @Test func badFormsAreParseErrors() throws {
@@ -143,7 +168,8 @@ import Testing
             ("{ onFailure: nil, default: 1 }", "onFailure goes with `value:`"),
             ("{ value: 3 }", nil),
         ] {
-            let (_, diagnostics, _, _) = try MappingFileTests.parse("entities:\n  Book:\n    properties:\n      score: \(text)\n")
+            let (_, diagnostics, _, _) = try MappingFileTests.parse(
+                "entities:\n  Book:\n    properties:\n      score: \(text)\n")
             if let message {
                 #expect(diagnostics.contains { $0.message.contains(message) }, "\(text): \(diagnostics)")
             }
@@ -176,7 +202,8 @@ import Testing
                       lowercase:($source.email)
                         + $source.nosuch
             """)
-        #expect(found == ["7:23 property 'Book.email': value: Book has no attribute or relationship 'nosuch'"], "\(found)")
+        #expect(
+            found == ["7:23 property 'Book.email': value: Book has no attribute or relationship 'nosuch'"], "\(found)")
     }
 
     /// The value a YAML parser returns is not the file's text: escapes (`\"`, `''`,

@@ -11,7 +11,9 @@ private typealias SourceLocation = DataModel.SourceLocation
 /// with every problem reported at file:line:column.
 @Suite struct MappingFileTests {
     /// Parses `text` written as `Migrations/Shop/<name>`; returns the parse result and the path.
-    static func parse(_ text: String, name: String = "1-to-2.yaml") throws -> (file: MappingFile?, diagnostics: [Diagnostic], path: String, source: String?) {
+    static func parse(_ text: String, name: String = "1-to-2.yaml") throws -> (
+        file: MappingFile?, diagnostics: [Diagnostic], path: String, source: String?
+    ) {
         let folder = try TemporaryDirectory(prefix: "mapping-file")
         defer { folder.remove() }
         let path = try folder.write("Migrations/Shop/\(name)", text)
@@ -20,7 +22,8 @@ private typealias SourceLocation = DataModel.SourceLocation
     }
 
     @Test(arguments: [
-        ("1-to-2.yaml", 1, 2), ("3-to-4.yml", 3, 4), ("/a/b/Migrations/Shop/12-to-13.yaml", 12, 13), ("2-to-1.yaml", 2, 1),
+        ("1-to-2.yaml", 1, 2), ("3-to-4.yml", 3, 4), ("/a/b/Migrations/Shop/12-to-13.yaml", 12, 13),
+        ("2-to-1.yaml", 2, 1),
     ])
     func versionsFromTheFileName(path: String, a: Int, b: Int) {
         let versions = MappingFile.versions(ofFile: path)
@@ -49,7 +52,8 @@ private typealias SourceLocation = DataModel.SourceLocation
     /// no export or stub writes outside its folder or code that does not compile.
     @Test(arguments: ["../../Evil", "Foo/Bar", "Foo Bar", "class", "1abc", "X\"Y", "Café"])
     func aPolicyThatIsNoTypeNameIsRefused(name: String) throws {
-        let quoted = "\"" + name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        let quoted =
+            "\"" + name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         let result = try Self.parse("entities:\n  Person:\n    policy: \(quoted)\n")
         #expect(result.file == nil)
         #expect(result.diagnostics.map(\.message) == ["entity 'Person': policy '\(name)' is not a Swift type name"])
@@ -82,11 +86,16 @@ private typealias SourceLocation = DataModel.SourceLocation
             parsed.entities == [
                 MappingFile.EntityOverride(
                     name: "Person", policy: "SplitFullName", source: "Human",
-                    properties: ["firstName": .policy, "nickname": .copy(from: "handle"), "score": .value(.string("10")), "motto": .value(nil)],
+                    properties: [
+                        "firstName": .policy, "nickname": .copy(from: "handle"), "score": .value(.string("10")),
+                        "motto": .value(nil),
+                    ],
                     location: SourceLocation(file: path, line: 2, column: 3),
                     propertyLocations: [
-                        "firstName": SourceLocation(file: path, line: 6, column: 7), "nickname": SourceLocation(file: path, line: 7, column: 7),
-                        "score": SourceLocation(file: path, line: 8, column: 7), "motto": SourceLocation(file: path, line: 9, column: 7),
+                        "firstName": SourceLocation(file: path, line: 6, column: 7),
+                        "nickname": SourceLocation(file: path, line: 7, column: 7),
+                        "score": SourceLocation(file: path, line: 8, column: 7),
+                        "motto": SourceLocation(file: path, line: 9, column: 7),
                     ]),
                 MappingFile.EntityOverride(
                     name: "Tag", policy: nil, source: nil, properties: [:],
@@ -109,16 +118,19 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(file == nil)
         #expect(
             diagnostics == [
-                Diagnostic(.error, "entity 'Person': unknown key 'polcy'", at: SourceLocation(file: path, line: 3, column: 5), hint: "did you mean 'policy'?"),
+                Diagnostic(
+                    .error, "entity 'Person': unknown key 'polcy'", at: SourceLocation(file: path, line: 3, column: 5),
+                    hint: "did you mean 'policy'?"),
                 Diagnostic(
                     .error,
                     """
-                    property 'Person.firstName': expected `policy`, `$source.<name>`, `{ default: value }` or `{ value: "expression" }`, \
-                    found '$src.fullName'
+                    property 'Person.firstName': expected `policy`, `$source.<name>`, `{ default: value }` or `{ \
+                    value: "expression" }`, found '$src.fullName'
                     """,
                     at: SourceLocation(file: path, line: 5, column: 18)),
                 Diagnostic(
-                    .error, "property 'Person.nickname': unknown key 'valeu'", at: SourceLocation(file: path, line: 6, column: 19),
+                    .error, "property 'Person.nickname': unknown key 'valeu'",
+                    at: SourceLocation(file: path, line: 6, column: 19),
                     hint: "expected one of: default, value, onFailure"),
                 Diagnostic(
                     .error, "property 'Person.nickname': expected `{ default: value }` or `{ value: \"expression\" }`",
@@ -135,8 +147,12 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(file == nil)
         #expect(
             diagnostics == [
-                Diagnostic(.error, "mapping file: unknown key 'entites'", at: SourceLocation(file: path, line: 1, column: 1), hint: "did you mean 'entities'?"),
-                Diagnostic(.error, "mapping file: missing required key 'entities'", at: SourceLocation(file: path, line: 1, column: 1)),
+                Diagnostic(
+                    .error, "mapping file: unknown key 'entites'", at: SourceLocation(file: path, line: 1, column: 1),
+                    hint: "did you mean 'entities'?"),
+                Diagnostic(
+                    .error, "mapping file: missing required key 'entities'",
+                    at: SourceLocation(file: path, line: 1, column: 1)),
             ])
     }
 
@@ -145,7 +161,9 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(file == nil)
         #expect(
             diagnostics == [
-                Diagnostic(.error, "entity 'Person': policy: must not be empty", at: SourceLocation(file: path, line: 3, column: 13))
+                Diagnostic(
+                    .error, "entity 'Person': policy: must not be empty",
+                    at: SourceLocation(file: path, line: 3, column: 13))
             ])
     }
 
@@ -161,7 +179,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         let (file, diagnostics, path, source) = try Self.parse("entities: {}\n", name: "notes.yaml")
         #expect(file == nil)
         #expect(source == nil)
-        #expect(diagnostics == [Diagnostic(.error, "\(path): a mapping file is named <A>-to-<B>.yaml (e.g. 1-to-2.yaml)", at: nil)])
+        #expect(
+            diagnostics == [
+                Diagnostic(.error, "\(path): a mapping file is named <A>-to-<B>.yaml (e.g. 1-to-2.yaml)", at: nil)
+            ])
     }
 
     /// Two files for one pair of versions are refused, naming both: using either
@@ -177,7 +198,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(
             files.diagnostics.map(\.message)
                 == ["2-to-3.yaml", "2-to-3.yml"].map {
-                    "\(folder.file("Shop/" + $0)): maps version 2 to 3, as \(folder.file("Shop/02-to-3.yaml")) does; keep one file for these versions"
+                    """
+                    \(folder.file("Shop/" + $0)): maps version 2 to 3, as \(folder.file("Shop/02-to-3.yaml")) does; \
+                    keep one file for these versions
+                    """
                 })
     }
 
@@ -196,21 +220,25 @@ private typealias SourceLocation = DataModel.SourceLocation
                 Diagnostic(
                     .error,
                     """
-                    \(folder.file("Shop/3-to-3.yaml")): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A \
-                    (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
+                    \(folder.file("Shop/3-to-3.yaml")): a mapping file maps a version to a later one, <A>-to-<B>.yaml \
+                    with B > A (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
                     """, at: nil),
                 Diagnostic(
                     .error,
                     """
-                    \(folder.file("Shop/README.md")): not a mapping file: a model's mapping folder holds files named <A>-to-<B>.yaml \
-                    (e.g. 1-to-2.yaml), and this one would be ignored (rename it, or move it out of \(folder.file("Shop")))
+                    \(folder.file("Shop/README.md")): not a mapping file: a model's mapping folder holds files named \
+                    <A>-to-<B>.yaml (e.g. 1-to-2.yaml), and this one would be ignored (rename it, or move it out of \
+                    \(folder.file("Shop")))
                     """, at: nil),
             ])
         #expect(files.file(from: 1, to: 2)?.entities.map(\.policy) == ["A"])
         #expect(files.file(from: 2, to: 3) == nil)
         #expect(files.spans.map(\.path) == [folder.file("Shop/2-to-4.yaml")])
         #expect(files.files(from: 2).map(\.destinationVersion) == [4])
-        #expect(Set(files.sources.keys) == [folder.file("Shop/1-to-2.yaml"), folder.file("Shop/2-to-4.yaml"), folder.file("Shop/3-to-3.yaml")])
+        #expect(
+            Set(files.sources.keys) == [
+                folder.file("Shop/1-to-2.yaml"), folder.file("Shop/2-to-4.yaml"), folder.file("Shop/3-to-3.yaml"),
+            ])
         #expect(MappingFiles.load(folder: folder.path + "/", model: "Shop").files.count == 2)
         #expect(MappingFiles.load(folder: folder.file("Missing"), model: "Shop").files == [])
     }
@@ -222,14 +250,21 @@ private typealias SourceLocation = DataModel.SourceLocation
     @Test func unusableFilesAreErrorsNamingThem() throws {
         let folder = try TemporaryDirectory(prefix: "mapping-files")
         defer { folder.remove() }
-        for name in ["1-to-2.yaml", "2-to-9.yaml", "3-to-3.yaml", "3-to-2.yaml", "6-to-7.yaml", "1-to-2.yaml.orig", "1to2.yaml", "notes.txt"] {
+        for name in [
+            "1-to-2.yaml", "2-to-9.yaml", "3-to-3.yaml", "3-to-2.yaml", "6-to-7.yaml", "1-to-2.yaml.orig", "1to2.yaml",
+            "notes.txt",
+        ] {
             try folder.write("Shop/" + name, "entities: {}\n")
         }
         try folder.write("Shop/.DS_Store", "x")
         try folder.write("Shop/Policies/Tidy.swift", "struct Tidy {}\n")
         let files = MappingFiles.load(folder: folder.path, model: "Shop", versions: [1, 2, 3, 4, 5])
         #expect(files.files.map(\.path) == [folder.file("Shop/1-to-2.yaml")])
-        let onto = "a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)"
+        let onto =
+            """
+            a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A (a hop, e.g. 1-to-2.yaml, or a \
+            span, e.g. 1-to-5.yaml)
+            """
         let notMapping =
             "not a mapping file: a model's mapping folder holds files named <A>-to-<B>.yaml (e.g. 1-to-2.yaml), "
             + "and this one would be ignored (rename it, or move it out of \(folder.file("Shop")))"
@@ -237,11 +272,13 @@ private typealias SourceLocation = DataModel.SourceLocation
             files.diagnostics.map(\.message) == [
                 "\(folder.file("Shop/1-to-2.yaml.orig")): \(notMapping)",
                 "\(folder.file("Shop/1to2.yaml")): a mapping file is named <A>-to-<B>.yaml (e.g. 1-to-2.yaml)",
-                "\(folder.file("Shop/2-to-9.yaml")): maps version 2 to 9, but model Shop has no version 9 (its versions: 1 to 5); "
+                "\(folder.file("Shop/2-to-9.yaml")): maps version 2 to 9, but model Shop has no version 9 (its "
+                    + "versions: 1 to 5); "
                     + "no migration would ever use this file",
                 "\(folder.file("Shop/3-to-2.yaml")): \(onto)",
                 "\(folder.file("Shop/3-to-3.yaml")): \(onto)",
-                "\(folder.file("Shop/6-to-7.yaml")): maps version 6 to 7, but model Shop has no version 6 (its versions: 1 to 5); "
+                "\(folder.file("Shop/6-to-7.yaml")): maps version 6 to 7, but model Shop has no version 6 (its "
+                    + "versions: 1 to 5); "
                     + "no migration would ever use this file",
                 "\(folder.file("Shop/notes.txt")): \(notMapping)",
             ])
@@ -263,8 +300,8 @@ private typealias SourceLocation = DataModel.SourceLocation
                 Diagnostic(
                     .error,
                     """
-                    \(folder.file("Shop/9223372036854775807-to-1.yaml")): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A \
-                    (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
+                    \(folder.file("Shop/9223372036854775807-to-1.yaml")): a mapping file maps a version to a later \
+                    one, <A>-to-<B>.yaml with B > A (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
                     """, at: nil)
             ])
         #expect(files.files.map { [$0.sourceVersion, $0.destinationVersion] } == [[Int.max - 1, Int.max]])

@@ -50,7 +50,10 @@ import Testing
             mapping.entityMappings == [
                 EntityMapping(
                     name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
-                    properties: [added("count", default: .integer(7)), added("label", default: .string("")), copy("name"), added("note")])
+                    properties: [
+                        added("count", default: .integer(7)), added("label", default: .string("")), copy("name"),
+                        added("note"),
+                    ])
             ])
     }
 
@@ -90,7 +93,8 @@ import Testing
         ])
         #expect(
             mapping.entityMappings == [
-                EntityMapping(name: "ItemToItem", kind: .copy, source: "Item", destination: "Item", properties: [copy("name")])
+                EntityMapping(
+                    name: "ItemToItem", kind: .copy, source: "Item", destination: "Item", properties: [copy("name")])
             ])
     }
 
@@ -110,7 +114,8 @@ import Testing
         #expect(
             texts == [
                 "Item.sku: new required attribute without a default or source\n"
-                    + "    remedy: add a default (`sku: { type: string, default: … }`), make it optional, or write \(fileHint12) with a policy for Item"
+                    + "    remedy: add a default (`sku: { type: string, default: … }`), make it optional, or write "
+                    + "\(fileHint12) with a policy for Item"
             ])
     }
 
@@ -155,7 +160,9 @@ import Testing
         // Optionality is hashed, so the entity changes although the value is copied as is.
         #expect(
             mapping.entityMappings == [
-                EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item", properties: [copy("name")])
+                EntityMapping(
+                    name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
+                    properties: [copy("name")])
             ])
     }
 
@@ -176,7 +183,8 @@ import Testing
             mapping.entityMappings == [
                 EntityMapping(
                     name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
-                    properties: [copy("name"), convert("note", .fillDefault)], layoutChanges: ["note: default none → \"unknown\""])
+                    properties: [copy("name"), convert("note", .fillDefault)],
+                    layoutChanges: ["note: default none → \"unknown\""])
             ])
     }
 
@@ -197,10 +205,19 @@ import Testing
         ])
         #expect(
             mapping.entityMappings == [
-                EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item", properties: [copy("name"), copy("note")])
+                EntityMapping(
+                    name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
+                    properties: [copy("name"), copy("note")])
             ])
-        #expect(mapping.requirements == [DataRequirement(kind: .noNil, entity: "Item", property: "note", sourceEntity: "Item", sourceProperty: "note")])
-        #expect(mapping.requirements?.map(\.description) == ["Item.note: optional → required without a default: migrates when no stored Item.note is nil"])
+        #expect(
+            mapping.requirements == [
+                DataRequirement(
+                    kind: .noNil, entity: "Item", property: "note", sourceEntity: "Item", sourceProperty: "note")
+            ])
+        #expect(
+            mapping.requirements?.map(\.description) == [
+                "Item.note: optional → required without a default: migrates when no stored Item.note is nil"
+            ])
     }
 
     // MARK: - Entities added and removed
@@ -223,7 +240,8 @@ import Testing
         // Required attributes of a new entity need no default: it has no rows yet.
         #expect(
             mapping.entityMappings == [
-                EntityMapping(name: "ItemToItem", kind: .copy, source: "Item", destination: "Item", properties: [copy("name")]),
+                EntityMapping(
+                    name: "ItemToItem", kind: .copy, source: "Item", destination: "Item", properties: [copy("name")]),
                 EntityMapping(
                     name: "NothingToTag", kind: .add, source: nil, destination: "Tag",
                     properties: [added("label"), added("weight", default: .integer(1))]),
@@ -254,7 +272,8 @@ import Testing
         ])
         #expect(
             mapping.requirements == [
-                DataRequirement(kind: .noObjects, entity: "Item", property: "owner", sourceEntity: "Item", sourceProperty: "")
+                DataRequirement(
+                    kind: .noObjects, entity: "Item", property: "owner", sourceEntity: "Item", sourceProperty: "")
             ])
         #expect(mapping.mapping(forDestination: "Item")?.property("owner")?.source == .defaultValue(nil))
     }
@@ -287,8 +306,11 @@ import Testing
                 EntityMapping(
                     name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
                     properties: [copy("name")], droppedProperties: ["tags"]),
-                EntityMapping(name: "ZoneToZone", kind: .copy, source: "Zone", destination: "Zone", properties: [copy("code")]),
-                EntityMapping(name: "TagToNothing", kind: .remove, source: "Tag", destination: nil, droppedProperties: ["items", "label", "weight"]),
+                EntityMapping(
+                    name: "ZoneToZone", kind: .copy, source: "Zone", destination: "Zone", properties: [copy("code")]),
+                EntityMapping(
+                    name: "TagToNothing", kind: .remove, source: "Tag", destination: nil,
+                    droppedProperties: ["items", "label", "weight"]),
             ])
     }
 
@@ -316,7 +338,8 @@ import Testing
         #expect(
             texts == [
                 "Item.tag: destination changed from Tag to Label, an unrelated entity\n"
-                    + "    remedy: write \(fileHint12) with a policy for Item that sets the new relationship, or add a new relationship and remove the old one"
+                    + "    remedy: write \(fileHint12) with a policy for Item that sets the new relationship, or add a "
+                    + "new relationship and remove the old one"
             ])
     }
 
@@ -364,7 +387,13 @@ import Testing
                     properties: [added("order", relationship: true), added("text")]),
                 EntityMapping(
                     name: "OrderToOrder", kind: .transform, source: "Order", destination: "Order",
-                    properties: [copy("lines", relationship: true), added("notes", relationship: true), copy("number")]),
+                    properties: [
+                        copy("lines", relationship: true), added("notes", relationship: true),
+                        copy(
+                            """
+                            number
+                            """),
+                    ]),
             ])
     }
 
@@ -505,7 +534,8 @@ import Testing
         ])
         #expect(
             mapping.requirements == [
-                DataRequirement(kind: .noObjects, entity: "Order", property: "customer", sourceEntity: "Order", sourceProperty: "")
+                DataRequirement(
+                    kind: .noObjects, entity: "Order", property: "customer", sourceEntity: "Order", sourceProperty: "")
             ])
     }
 
@@ -530,7 +560,8 @@ import Testing
     @Test func destinationNarrowedToASubentityOfTheOldDestination() throws {
         let mapping = try Models.infer([
             Self.catalogV1,
-            Self.catalogV1.replacingOccurrences(of: "favorite: { destination: Product }", with: "favorite: { destination: Book }"),
+            Self.catalogV1.replacingOccurrences(
+                of: "favorite: { destination: Product }", with: "favorite: { destination: Book }"),
         ])
         #expect(
             mapping.mapping(forDestination: "Person")
@@ -542,25 +573,30 @@ import Testing
     @Test func destinationChangedToAnUnrelatedEntityIsRefused() throws {
         let texts = try Models.refusalTexts([
             Self.catalogV1,
-            Self.catalogV1.replacingOccurrences(of: "favorite: { destination: Product }", with: "favorite: { destination: Place }"),
+            Self.catalogV1.replacingOccurrences(
+                of: "favorite: { destination: Product }", with: "favorite: { destination: Place }"),
         ])
         #expect(
             texts == [
                 "Person.favorite: destination changed from Product to Place, an unrelated entity\n"
-                    + "    remedy: write \(fileHint12) with a policy for Person that sets the new relationship, or add a new relationship and remove "
+                    + "    remedy: write \(fileHint12) with a policy for Person that sets the new relationship, or add "
+                    + "a new relationship and remove "
                     + "the old one"
             ])
     }
 
     @Test func destinationChangedToASiblingSubentityIsRefused() throws {
         // Rows that pointed at a Book cannot point at a Film.
-        let v1 = Self.catalogV1.replacingOccurrences(of: "favorite: { destination: Product }", with: "favorite: { destination: Book }")
-        let v2 = Self.catalogV1.replacingOccurrences(of: "favorite: { destination: Product }", with: "favorite: { destination: Film }")
+        let v1 = Self.catalogV1.replacingOccurrences(
+            of: "favorite: { destination: Product }", with: "favorite: { destination: Book }")
+        let v2 = Self.catalogV1.replacingOccurrences(
+            of: "favorite: { destination: Product }", with: "favorite: { destination: Film }")
         let texts = try Models.refusalTexts([v1, v2])
         #expect(
             texts == [
                 "Person.favorite: destination changed from Book to Film, an unrelated entity\n"
-                    + "    remedy: write \(fileHint12) with a policy for Person that sets the new relationship, or add a new relationship and remove "
+                    + "    remedy: write \(fileHint12) with a policy for Person that sets the new relationship, or add "
+                    + "a new relationship and remove "
                     + "the old one"
             ])
     }
@@ -571,9 +607,15 @@ import Testing
             .replacingOccurrences(of: "  Product:\n", with: "  Article:\n    renamedFrom: Product\n")
             .replacingOccurrences(of: "parent: Product", with: "parent: Article")
         let mapping = try Models.infer([Self.catalogV1, v2])
-        #expect(mapping.mapping(forDestination: "Person")?.properties == [copy("favorite", relationship: true), copy("name")])
+        #expect(
+            mapping.mapping(forDestination: "Person")?.properties == [
+                copy("favorite", relationship: true), copy("name"),
+            ])
         #expect(mapping.mapping(forDestination: "Article")?.source == "Product")
-        #expect(mapping.entityMappings.map(\.name) == ["ProductToArticle", "BookToBook", "FilmToFilm", "PersonToPerson", "PlaceToPlace"])
+        #expect(
+            mapping.entityMappings.map(\.name) == [
+                "ProductToArticle", "BookToBook", "FilmToFilm", "PersonToPerson", "PlaceToPlace",
+            ])
     }
 
     // MARK: - Inheritance
@@ -600,7 +642,9 @@ import Testing
                 EntityMapping(
                     name: "CarToCar", kind: .transform, source: "Car", destination: "Car",
                     properties: [copy("plate"), added("registeredAt")]),
-                EntityMapping(name: "NothingToVehicle", kind: .add, source: nil, destination: "Vehicle", properties: [added("registeredAt")]),
+                EntityMapping(
+                    name: "NothingToVehicle", kind: .add, source: nil, destination: "Vehicle",
+                    properties: [added("registeredAt")]),
             ])
     }
 
@@ -628,7 +672,8 @@ import Testing
         #expect(
             texts == [
                 "Vehicle: merges the hierarchies of Boat and Car into one (their rows would share table ZVEHICLE)\n"
-                    + "    remedy: keep them in separate hierarchies, or write \(fileHint12) with a policy that copies one into the other"
+                    + "    remedy: keep them in separate hierarchies, or write \(fileHint12) with a policy that copies "
+                    + "one into the other"
             ])
     }
 
@@ -654,7 +699,9 @@ import Testing
                 EntityMapping(
                     name: "NothingToTruck", kind: .add, source: nil, destination: "Truck",
                     properties: [added("name"), added("payload", default: .double(0))]),
-                EntityMapping(name: "VehicleToVehicle", kind: .copy, source: "Vehicle", destination: "Vehicle", properties: [copy("name")]),
+                EntityMapping(
+                    name: "VehicleToVehicle", kind: .copy, source: "Vehicle", destination: "Vehicle",
+                    properties: [copy("name")]),
             ])
     }
 
@@ -722,7 +769,8 @@ import Testing
         #expect(
             texts == [
                 "Vehicle.plate: new required attribute without a default or source\n"
-                    + "    remedy: add a default (`plate: { type: string, default: … }`), make it optional, or write \(fileHint12) with a policy for Vehicle"
+                    + "    remedy: add a default (`plate: { type: string, default: … }`), make it optional, or write "
+                    + "\(fileHint12) with a policy for Vehicle"
             ])
     }
 
@@ -814,7 +862,8 @@ import Testing
         #expect(
             texts == [
                 "Vehicle: merges the hierarchies of Boat and Vehicle into one (their rows would share table ZVEHICLE)\n"
-                    + "    remedy: keep them in separate hierarchies, or write \(fileHint12) with a policy that copies one into the other"
+                    + "    remedy: keep them in separate hierarchies, or write \(fileHint12) with a policy that copies "
+                    + "one into the other"
             ])
     }
 
@@ -832,12 +881,17 @@ import Testing
             let mapping = try Models.infer(versions, from: from, to: to)
             #expect(
                 mapping.entityMappings == [
-                    EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item", properties: [convert("count", .widen)])
+                    EntityMapping(
+                        name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
+                        properties: [convert("count", .widen)])
                 ], "\(from) → \(to)")
         }
     }
 
-    @Test(arguments: [("float", "double"), ("integer16", "double"), ("integer32", "double"), ("integer64", "decimal"), ("integer16", "decimal")])
+    @Test(arguments: [
+        ("float", "double"), ("integer16", "double"), ("integer32", "double"), ("integer64", "decimal"),
+        ("integer16", "decimal"),
+    ])
     func floatingAndDecimalWidening(from: String, to: String) throws {
         let mapping = try Models.infer([
             "entities:\n  Item:\n    attributes: { value: \(from), name: string }\n",
@@ -847,7 +901,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("integer64", "integer16", "narrowing"), ("double", "float", "narrowing"), ("decimal", "integer32", "narrowing"),
+        ("integer64", "integer16", "narrowing"), ("double", "float", "narrowing"),
+        ("decimal", "integer32", "narrowing"),
         ("string", "integer32", "unrelated"), ("decimal", "double", "unrelated"), ("date", "string", "unrelated"),
     ])
     func narrowingAndUnrelatedTypeChangesAreRefused(from: String, to: String, what: String) throws {
@@ -859,7 +914,10 @@ import Testing
             texts == [
                 "Item.value: type change \(from) → \(to) is \(what), not a widening\n"
                     + "    remedy: write \(fileHint12) with a policy for Item, "
-                    + "or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)"
+                        + """
+                        or split the change across an intermediate version (add the new attribute, copy in a policy, \
+                        remove the old one)
+                        """
             ])
     }
 
@@ -884,7 +942,8 @@ import Testing
         #expect(
             texts == [
                 "Item.owner: attribute 'Item.owner' became a relationship\n"
-                    + "    remedy: write \(fileHint12) with a policy for Item, or split the change across an intermediate version"
+                    + "    remedy: write \(fileHint12) with a policy for Item, or split the change across an "
+                    + "intermediate version"
             ])
     }
 
@@ -941,7 +1000,8 @@ import Testing
             mapping.entityMappings == [
                 EntityMapping(
                     name: "ItemToItem", kind: .copy, source: "Item", destination: "Item",
-                    properties: [copy("code"), copy("name")], layoutChanges: ["name: index removed", "index byCodeName removed"])
+                    properties: [copy("code"), copy("name")],
+                    layoutChanges: ["name: index removed", "index byCodeName removed"])
             ])
     }
 
@@ -999,12 +1059,14 @@ import Testing
             failure.description == """
                 no lightweight mapping from Shop version 1 to 2 (3 changes inference cannot cover):
                   Item.count: type change integer64 → integer16 is narrowing, not a widening
-                    remedy: write \(fileHint12) with a policy for Item, \
-                or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)
+                    remedy: write \(fileHint12) with a policy for Item, or split the change across an intermediate \
+                version (add the new attribute, copy in a policy, remove the old one)
                   Item.tag: destination changed from Tag to Zone, an unrelated entity
-                    remedy: write \(fileHint12) with a policy for Item that sets the new relationship, or add a new relationship and remove the old one
+                    remedy: write \(fileHint12) with a policy for Item that sets the new relationship, or add a new \
+                relationship and remove the old one
                   Tag.color: new required attribute without a default or source
-                    remedy: add a default (`color: { type: string, default: … }`), make it optional, or write \(fileHint12) with a policy for Tag
+                    remedy: add a default (`color: { type: string, default: … }`), make it optional, or write \
+                \(fileHint12) with a policy for Tag
                 """)
         #expect((failure.model, failure.sourceVersion, failure.destinationVersion) == ("Shop", 1, 2))
     }

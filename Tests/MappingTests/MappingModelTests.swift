@@ -101,20 +101,24 @@ import Testing
                         EntityMapping(
                             name: "PersonToPerson", kind: .transform, source: "Person", destination: "Person",
                             properties: [
-                                convert("age", .widen), convert("city", .fillDefault), copy("email"), copy("name", from: "fullName"),
+                                convert("age", .widen), convert("city", .fillDefault), copy("email"),
+                                copy("name", from: "fullName"),
                                 added("nickname"), convert("posts", .reorder, relationship: true),
                             ],
                             layoutChanges: ["city: default none → \"Paris\"", "email: index removed"]),
                         EntityMapping(
                             name: "PostToPost", kind: .transform, source: "Post", destination: "Post",
                             properties: [
-                                copy("author", relationship: true), convert("rating", .widen), added("tags", relationship: true),
+                                copy("author", relationship: true), convert("rating", .widen),
+                                added("tags", relationship: true),
                                 copy("text", from: "body"), copy("title"),
                             ]),
                         EntityMapping(
                             name: "NothingToTag", kind: .add, source: nil, destination: "Tag",
                             properties: [added("name"), added("posts", relationship: true)]),
-                        EntityMapping(name: "LegacyToNothing", kind: .remove, source: "Legacy", destination: nil, droppedProperties: ["code"]),
+                        EntityMapping(
+                            name: "LegacyToNothing", kind: .remove, source: "Legacy", destination: nil,
+                            droppedProperties: ["code"]),
                     ]))
     }
 
@@ -135,7 +139,9 @@ import Testing
 
     @Test func reorderingEntitiesAndPropertiesChangesNothing() throws {
         let reference = try Models.infer([Self.v1, Self.v2])
-        for versions in [[Self.v1Reordered, Self.v2], [Self.v1, Self.v2Reordered], [Self.v1Reordered, Self.v2Reordered]] {
+        for versions in [
+            [Self.v1Reordered, Self.v2], [Self.v1, Self.v2Reordered], [Self.v1Reordered, Self.v2Reordered],
+        ] {
             let mapping = try Models.infer(versions)
             #expect(mapping == reference)
             #expect(try Self.json(mapping) == (try Self.json(reference)))
@@ -165,7 +171,8 @@ import Testing
     @Test func jsonShapeOfAPropertySource() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let property = PropertyMapping(name: "age", source: .convert(from: "age", conversion: .widen), isRelationship: false)
+        let property = PropertyMapping(
+            name: "age", source: .convert(from: "age", conversion: .widen), isRelationship: false)
         #expect(
             String(decoding: try encoder.encode(property), as: UTF8.self)
                 == #"{"isRelationship":false,"name":"age","source":{"convert":{"conversion":"widen","from":"age"}}}"#)
@@ -186,7 +193,10 @@ import Testing
         (PropertySource.copy(from: "name"), "name", "$source.name", "kept"),
         (.copy(from: "fullName"), "name", "$source.fullName", "renamed from fullName"),
         (.convert(from: "age", conversion: .widen), "age", "widen($source.age)", "converted (widen)"),
-        (.convert(from: "body", conversion: .fillDefault), "text", "fillDefault($source.body)", "renamed from body, converted (fillDefault)"),
+        (
+            .convert(from: "body", conversion: .fillDefault), "text", "fillDefault($source.body)",
+            "renamed from body, converted (fillDefault)"
+        ),
         (.defaultValue(.string("")), "label", "default \"\"", "added (default \"\")"),
         (.defaultValue(.integer(3)), "count", "default 3", "added (default 3)"),
         (.defaultValue(nil), "note", "nil", "added"),
@@ -202,10 +212,12 @@ import Testing
 @Suite struct RefusalTests {
     @Test func refusalWithAndWithoutProperty() {
         #expect(
-            Refusal(kind: .typeChange, entity: "Item", property: "count", change: "type change", remedy: "do this").description
+            Refusal(kind: .typeChange, entity: "Item", property: "count", change: "type change", remedy: "do this")
+                .description
                 == "Item.count: type change\n    remedy: do this")
         #expect(
-            Refusal(kind: .mergedHierarchies, entity: "Item", property: nil, change: "merges", remedy: "don't").description
+            Refusal(kind: .mergedHierarchies, entity: "Item", property: nil, change: "merges", remedy: "don't")
+                .description
                 == "Item: merges\n    remedy: don't")
     }
 
@@ -214,14 +226,22 @@ import Testing
         let two = Refusal(kind: .missingPolicy, entity: "B", property: nil, change: "c2", remedy: "r2")
         #expect(
             InferenceFailure(model: "M", sourceVersion: 1, destinationVersion: 2, refusals: [one]).description
-                == "no lightweight mapping from M version 1 to 2 (1 change inference cannot cover):\n  A.x: c1\n    remedy: r1")
+                == """
+                no lightweight mapping from M version 1 to 2 (1 change inference cannot cover):\n  A.x: c1\n    \
+                remedy: r1
+                """
+        )
         // What this migrate lacks of the policies is not a change inference cannot cover: a section of its own.
         #expect(
             InferenceFailure(model: "M", sourceVersion: 2, destinationVersion: 3, refusals: [one, two]).description
-                == "no lightweight mapping from M version 2 to 3 (1 change inference cannot cover):\n  A.x: c1\n    remedy: r1\n"
+                == """
+                no lightweight mapping from M version 2 to 3 (1 change inference cannot cover):\n  A.x: c1\n    \
+                remedy: r1\n
+                """
                 + "M version 2 to 3 needs policy code this migrate does not have (1 problem):\n  B: c2\n    remedy: r2")
         #expect(
             InferenceFailure(model: "M", sourceVersion: 2, destinationVersion: 3, refusals: [two]).description
-                == "M version 2 to 3 needs policy code this migrate does not have (1 problem):\n  B: c2\n    remedy: r2")
+                == "M version 2 to 3 needs policy code this migrate does not have (1 problem):\n  B: c2\n    remedy: r2"
+        )
     }
 }

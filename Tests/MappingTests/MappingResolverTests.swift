@@ -42,10 +42,15 @@ private typealias SourceLocation = DataModel.SourceLocation
         let (file, diagnostics, _) = MappingFile.parse(path: path)
         #expect(diagnostics == [])
         let parsed = try #require(file)
-        return (Result { try MappingResolver.resolve(model, from: 1, to: 2, file: parsed, knownPolicies: knownPolicies) }, path)
+        return (
+            Result { try MappingResolver.resolve(model, from: 1, to: 2, file: parsed, knownPolicies: knownPolicies) },
+            path
+        )
     }
 
-    static func refusals(_ result: Result<MappingModel, any Error>, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> [Refusal] {
+    static func refusals(
+        _ result: Result<MappingModel, any Error>, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) -> [Refusal] {
         guard case .failure(let error as InferenceFailure) = result else {
             Issue.record("expected an InferenceFailure, got \(result)", sourceLocation: sourceLocation)
             return []
@@ -53,7 +58,9 @@ private typealias SourceLocation = DataModel.SourceLocation
         return error.refusals
     }
 
-    static func diagnostics(_ result: Result<MappingModel, any Error>, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> [Diagnostic] {
+    static func diagnostics(
+        _ result: Result<MappingModel, any Error>, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) -> [Diagnostic] {
         guard case .failure(let error as DiagnosticsError) = result else {
             Issue.record("expected a DiagnosticsError, got \(result)", sourceLocation: sourceLocation)
             return []
@@ -67,7 +74,8 @@ private typealias SourceLocation = DataModel.SourceLocation
         let model = try Models.compile([
             Self.v1,
             Self.v2.replacingOccurrences(of: "age: integer16", with: "age: integer64")
-                .replacingOccurrences(of: "firstName: string", with: "firstName: { type: string, renamedFrom: fullName }"),
+                .replacingOccurrences(
+                    of: "firstName: string", with: "firstName: { type: string, renamedFrom: fullName }"),
         ])
         let resolved = try MappingResolver.resolve(model, from: 1, to: 2, file: nil)
         #expect(resolved == (try MappingInference.infer(model, from: 1, to: 2)))
@@ -124,7 +132,8 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(
             Self.refusals(result).map(\.description) == [
                 "Person.firstName: new required attribute without a default or source\n"
-                    + "    remedy: add a default (`firstName: { type: string, default: … }`), make it optional, or write \(fileHint12) with a policy for Person"
+                    + "    remedy: add a default (`firstName: { type: string, default: … }`), make it optional, or "
+                    + "write \(fileHint12) with a policy for Person"
             ])
     }
 
@@ -145,8 +154,11 @@ private typealias SourceLocation = DataModel.SourceLocation
                     model: "Shop", sourceVersion: 1, destinationVersion: 2,
                     entityMappings: [
                         EntityMapping(
-                            name: "PersonToPerson", kind: .custom, source: "Person", destination: "Person", policy: "SplitFullName",
-                            properties: [byPolicy("age"), byPolicy("firstName"), added("nickname"), convert("score", .widen)],
+                            name: "PersonToPerson", kind: .custom, source: "Person", destination: "Person",
+                            policy: "SplitFullName",
+                            properties: [
+                                byPolicy("age"), byPolicy("firstName"), added("nickname"), convert("score", .widen),
+                            ],
                             droppedProperties: ["fullName", "handle"]),
                         Self.inferredTag,
                     ], mappingFile: path, fileOrder: ["Person"]))
@@ -160,20 +172,22 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(
             mapping.mapping(forDestination: "Tag")
                 == EntityMapping(
-                    name: "TagToTag", kind: .custom, source: "Tag", destination: "Tag", policy: "Recolor", properties: [copy("label")]))
+                    name: "TagToTag", kind: .custom, source: "Tag", destination: "Tag", policy: "Recolor",
+                    properties: [copy("label")]))
         #expect(mapping.mapping(forDestination: "Person")?.kind == .copy)
     }
 
     @Test func unknownPolicyIsAMissingPolicyRefusal() throws {
-        let (result, path) = try Self.resolve("entities:\n  Person:\n    policy: SplitFullNam\n", knownPolicies: ["SplitFullName", "Other"])
+        let (result, path) = try Self.resolve(
+            "entities:\n  Person:\n    policy: SplitFullNam\n", knownPolicies: ["SplitFullName", "Other"])
         #expect(
             Self.refusals(result) == [
                 Refusal(
                     kind: .missingPolicy, entity: "Person", property: nil,
                     change: "\(path) names policy 'SplitFullNam', which is not compiled into this migrate",
                     remedy: """
-                        compiled-in policies: Other, SplitFullName; did you mean 'SplitFullName'?; \
-                        a policy of your own needs a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
+                        compiled-in policies: Other, SplitFullName; did you mean 'SplitFullName'?; a policy of your \
+                        own needs a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
                         """)
             ])
     }
@@ -184,7 +198,10 @@ private typealias SourceLocation = DataModel.SourceLocation
             Self.refusals(result).map(\.description) == [
                 "Person: \(path) names policy 'SplitFullName', which is not compiled into this migrate\n"
                     + "    remedy: add the policy to your deploy package's policy list; "
-                    + "a policy of your own needs a migrate built with it (Docs/Migrations.md: \"Your own policies and your own migrate\")"
+                        + """
+                        a policy of your own needs a migrate built with it (Docs/Migrations.md: \"Your own policies \
+                        and your own migrate\")
+                        """
             ])
         // Without a list of known policies the name is not checked.
         #expect(try Self.resolve("entities:\n  Person:\n    policy: SplitFullName\n").result.get().usesPolicies)
@@ -215,7 +232,9 @@ private typealias SourceLocation = DataModel.SourceLocation
                         EntityMapping(
                             name: "HumanToPerson", kind: .transform, source: "Human", destination: "Person",
                             properties: [copy("age"), copy("name")]),
-                        EntityMapping(name: "PersonToNothing", kind: .remove, source: "Person", destination: nil, droppedProperties: ["name"]),
+                        EntityMapping(
+                            name: "PersonToNothing", kind: .remove, source: "Person", destination: nil,
+                            droppedProperties: ["name"]),
                     ], mappingFile: path, fileOrder: ["Person"]))
     }
 
@@ -257,17 +276,22 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(
             Self.diagnostics(result) == [
                 Diagnostic(
-                    .error, "entity 'Persn': not an entity of Shop version 2", at: SourceLocation(file: path, line: 2, column: 3),
+                    .error, "entity 'Persn': not an entity of Shop version 2",
+                    at: SourceLocation(file: path, line: 2, column: 3),
                     hint: "did you mean 'Person'?"),
-                Diagnostic(.error, "property 'Person.age': 'abc' is not an integer", at: SourceLocation(file: path, line: 8, column: 7)),
                 Diagnostic(
-                    .error, "property 'Person.firstNam': not a property of Person in version 2", at: SourceLocation(file: path, line: 7, column: 7),
+                    .error, "property 'Person.age': 'abc' is not an integer",
+                    at: SourceLocation(file: path, line: 8, column: 7)),
+                Diagnostic(
+                    .error, "property 'Person.firstNam': not a property of Person in version 2",
+                    at: SourceLocation(file: path, line: 7, column: 7),
                     hint: "did you mean 'firstName'?"),
                 Diagnostic(
                     .error, "property 'Person.nickname': $source.handel is not a property of Person in version 1",
                     at: SourceLocation(file: path, line: 6, column: 7), hint: "did you mean 'handle'?"),
                 Diagnostic(
-                    .error, "entity 'Tag': source 'Tagg' is not an entity of version 1", at: SourceLocation(file: path, line: 9, column: 3),
+                    .error, "entity 'Tag': source 'Tagg' is not an entity of version 1",
+                    at: SourceLocation(file: path, line: 9, column: 3),
                     hint: "did you mean 'Tag'?"),
             ])
     }
@@ -317,7 +341,8 @@ private typealias SourceLocation = DataModel.SourceLocation
                     .error, "property 'Person.tags': a relationship takes no default but null (it starts empty)",
                     at: SourceLocation(file: path, line: 5, column: 7)),
                 Diagnostic(
-                    .error, "property 'Tag.color': set by a policy, but the entity names no policy", at: SourceLocation(file: path, line: 10, column: 7),
+                    .error, "property 'Tag.color': set by a policy, but the entity names no policy",
+                    at: SourceLocation(file: path, line: 10, column: 7),
                     hint: "add `policy: <Name>` to entity 'Tag'"),
             ])
     }
@@ -367,14 +392,30 @@ private typealias SourceLocation = DataModel.SourceLocation
         func at(_ line: Int) -> SourceLocation { SourceLocation(file: path, line: line, column: 7) }
         #expect(
             Self.diagnostics(result) == [
-                Diagnostic(.error, "property 'Person.age': default 500 is above max 200", at: at(4), hint: try declared("age")),
-                Diagnostic(.error, "property 'Person.code': the attribute is required; nil is not a value for it", at: at(9)),
                 Diagnostic(
-                    .error, "property 'Person.joined': default 2000-12-31T00:00:00Z is below min 2001-01-01T00:00:00Z", at: at(7),
+                    .error,
+                    """
+                    property 'Person.age': default 500 is above max 200
+                    """, at: at(4), hint: try declared("age")),
+                Diagnostic(
+                    .error, "property 'Person.code': the attribute is required; nil is not a value for it", at: at(9)),
+                Diagnostic(
+                    .error, "property 'Person.joined': default 2000-12-31T00:00:00Z is below min 2001-01-01T00:00:00Z",
+                    at: at(7),
                     hint: try declared("joined")),
-                Diagnostic(.error, "property 'Person.motto': a NUL character (\\0) is not allowed (SQLite's SQL text ends at the first NUL)", at: at(8)),
-                Diagnostic(.error, "property 'Person.nickname': default a is below min 2", at: at(5), hint: try declared("nickname")),
-                Diagnostic(.error, "property 'Person.rating': default 10.00 is above max 9.99", at: at(6), hint: try declared("rating")),
+                Diagnostic(
+                    .error,
+                    """
+                    property 'Person.motto': a NUL character (\\0) is not allowed (SQLite's SQL text ends at the first \
+                    NUL)
+                    """,
+                    at: at(8)),
+                Diagnostic(
+                    .error, "property 'Person.nickname': default a is below min 2", at: at(5),
+                    hint: try declared("nickname")),
+                Diagnostic(
+                    .error, "property 'Person.rating': default 10.00 is above max 9.99", at: at(6),
+                    hint: try declared("rating")),
             ])
     }
 
@@ -391,7 +432,8 @@ private typealias SourceLocation = DataModel.SourceLocation
             versions: [
                 Self.v1,
                 Self.v2.replacingOccurrences(of: "age: integer16", with: "age: { type: integer16, max: 200 }")
-                    .replacingOccurrences(of: "nickname: string?", with: "nickname: { type: string, optional: true, max: 5 }"),
+                    .replacingOccurrences(
+                        of: "nickname: string?", with: "nickname: { type: string, optional: true, max: 5 }"),
             ])
         let person = try #require(try result.get().mapping(forDestination: "Person"))
         #expect(person.property("age") == added("age", default: .integer(200)))
@@ -405,7 +447,8 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(
             Self.diagnostics(result) == [
                 Diagnostic(
-                    .error, "entity 'Customer': a policy needs source rows; 'Customer' has no source entity in version 1",
+                    .error,
+                    "entity 'Customer': a policy needs source rows; 'Customer' has no source entity in version 1",
                     at: SourceLocation(file: path, line: 2, column: 3), hint: "add `source: <Entity of version 1>`")
             ])
     }
@@ -419,7 +462,11 @@ private typealias SourceLocation = DataModel.SourceLocation
                   firstName: $source.fullName
                   age: $source.score
                   rank: $source.score
-            """, versions: [Self.v1, Self.v2.replacingOccurrences(of: "score: integer32? }", with: "score: integer32?, rank: integer64? }")])
+            """,
+            versions: [
+                Self.v1,
+                Self.v2.replacingOccurrences(of: "score: integer32? }", with: "score: integer32?, rank: integer64? }"),
+            ])
         let person = try #require(try result.get().mapping(forDestination: "Person"))
         #expect(
             person.properties == [
@@ -433,14 +480,19 @@ private typealias SourceLocation = DataModel.SourceLocation
     /// name it so), and a name another mapping of the hop has is refused at the entry.
     @Test func aMappingNameNamesTheEntitysMapping() throws {
         let same = "entities:\n  Person:\n    attributes: { name: string }\n  Tag:\n    attributes: { label: string }\n"
-        let named = try Self.resolve("entities:\n  Tag:\n    mappingName: TagsAndMore\n", versions: [same, same]).result.get()
+        let named = try Self.resolve("entities:\n  Tag:\n    mappingName: TagsAndMore\n", versions: [same, same]).result
+            .get()
         #expect(named.mapping(forDestination: "Tag")?.name == "TagsAndMore")
         // `migrate diff` says so (`Tag (unchanged, entity mapping TagsAndMore)`); a default name goes unsaid.
         #expect(named.mapping(forDestination: "Tag")?.change == "unchanged, entity mapping TagsAndMore")
         #expect(named.mapping(forDestination: "Person")?.change == "unchanged")
         #expect(named.mapping(forDestination: "Person")?.name == "PersonToPerson")
-        let clash = try Self.resolve("entities:\n  Tag:\n    mappingName: PersonToPerson\n", versions: [same, same]).result
-        #expect(Self.diagnostics(clash).map(\.message) == ["entity 'Tag': mappingName 'PersonToPerson': another entity mapping of this hop has that name"])
+        let clash = try Self.resolve("entities:\n  Tag:\n    mappingName: PersonToPerson\n", versions: [same, same])
+            .result
+        #expect(
+            Self.diagnostics(clash).map(\.message) == [
+                "entity 'Tag': mappingName 'PersonToPerson': another entity mapping of this hop has that name"
+            ])
     }
 
     /// A further mapping keyed with another mapping's name (Member's own `MemberToMember`)
@@ -452,7 +504,9 @@ private typealias SourceLocation = DataModel.SourceLocation
             "entities:\n  MemberToMember:\n    destination: Member\n    source: Guest\n", versions: [v1, v2]
         ).result
         #expect(
-            Self.diagnostics(result).map(\.message) == ["entity mapping 'MemberToMember': another entity mapping of this hop has that name"])
+            Self.diagnostics(result).map(\.message) == [
+                "entity mapping 'MemberToMember': another entity mapping of this hop has that name"
+            ])
     }
 
     /// A relationship moved up to a new parent whose inverse is renamed: the file's copy of
@@ -485,6 +539,8 @@ private typealias SourceLocation = DataModel.SourceLocation
         let copied = try Self.resolve(
             "entities:\n  Book:\n    properties:\n      lastPlayed: $source.lastPlayed\n", versions: [v1, v2]
         ).result.get()
-        #expect(copied.mapping(forDestination: "Library")?.property("lastPlayedItem")?.source == .copy(from: "lastPlayedBook"))
+        #expect(
+            copied.mapping(forDestination: "Library")?.property("lastPlayedItem")?.source
+                == .copy(from: "lastPlayedBook"))
     }
 }

@@ -13,7 +13,9 @@ enum Models {
 
     /// Compiles versions 1, 2, … of model `Shop`; each text is a version file without
     /// its `model:`/`version:` lines (those are added).
-    static func compile(_ versions: [String], sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> CompiledModel {
+    static func compile(_ versions: [String], sourceLocation: Testing.SourceLocation = #_sourceLocation) throws
+        -> CompiledModel
+    {
         let folder = try TemporaryDirectory(prefix: "mapping-tests")
         defer { folder.remove() }
         for (offset, text) in versions.enumerated() {
@@ -78,8 +80,11 @@ func copy(_ name: String, from: String? = nil, relationship: Bool = false) -> Pr
     PropertyMapping(name: name, source: .copy(from: from ?? name), isRelationship: relationship)
 }
 
-func convert(_ name: String, from: String? = nil, _ conversion: Conversion, relationship: Bool = false) -> PropertyMapping {
-    PropertyMapping(name: name, source: .convert(from: from ?? name, conversion: conversion), isRelationship: relationship)
+func convert(_ name: String, from: String? = nil, _ conversion: Conversion, relationship: Bool = false)
+    -> PropertyMapping
+{
+    PropertyMapping(
+        name: name, source: .convert(from: from ?? name, conversion: conversion), isRelationship: relationship)
 }
 
 func added(_ name: String, default value: AttributeValue? = nil, relationship: Bool = false) -> PropertyMapping {

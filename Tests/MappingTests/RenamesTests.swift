@@ -27,12 +27,17 @@ import Testing
     @Test func renamedFromNamingNothingPairsWithNothing() throws {
         let mapping = try Models.infer([
             "entities:\n  A:\n    attributes: { key: string, n: integer16? }\n",
-            "entities:\n  A:\n    renamedFrom: B\n    attributes: { key: string, m: { type: integer16, optional: true, renamedFrom: x }, n: integer16? }\n",
+            """
+            entities:\n  A:\n    renamedFrom: B\n    attributes: { key: string, m: { type: integer16, optional: true, \
+            renamedFrom: x }, n: integer16? }\n
+            """,
         ])
         #expect(mapping.entityMappings.map(\.kind) == [.add, .remove])
         let attribute = try Models.infer([
             "entities:\n  A:\n    attributes: { key: string, n: integer16? }\n",
-            "entities:\n  A:\n    attributes: { key: string, n: { type: integer16, optional: true, renamedFrom: x } }\n",
+            """
+            entities:\n  A:\n    attributes: { key: string, n: { type: integer16, optional: true, renamedFrom: x } }\n
+            """,
         ])
         #expect(attribute.entityMappings[0].property("n")?.source == .defaultValue(nil))
         #expect(attribute.entityMappings[0].droppedProperties == ["n"])
@@ -47,15 +52,23 @@ import Testing
     /// beside `Echo`, renamed from `Card` before).
     @Test func aNameEqualToASourceIdentifierPairsWithIt() throws {
         let back = try Models.infer([
-            "entities:\n  A:\n    renamedFrom: X\n    attributes: { key: string, b: { type: integer16, optional: true, renamedFrom: a } }\n",
+            """
+            entities:\n  A:\n    renamedFrom: X\n    attributes: { key: string, b: { type: integer16, optional: true, \
+            renamedFrom: a } }\n
+            """,
             "entities:\n  X:\n    attributes: { key: string, a: integer16? }\n",
         ])
         #expect(back.entityMappings.map(\.kind) == [.transform])
         #expect(back.entityMappings[0].source == "A")
         #expect(back.entityMappings[0].property("a")?.source == .copy(from: "b"))
         let beside = try Models.infer([
-            "entities:\n  A:\n    attributes: { key: string, b: { type: integer16, optional: true, renamedFrom: a } }\n",
-            "entities:\n  A:\n    attributes: { key: string, a: integer16?, b: { type: integer16, optional: true, renamedFrom: a } }\n",
+            """
+            entities:\n  A:\n    attributes: { key: string, b: { type: integer16, optional: true, renamedFrom: a } }\n
+            """,
+            """
+            entities:\n  A:\n    attributes: { key: string, a: integer16?, b: { type: integer16, optional: true, \
+            renamedFrom: a } }\n
+            """,
         ])
         #expect(beside.entityMappings[0].property("a")?.source == .defaultValue(nil))
         #expect(beside.entityMappings[0].property("b")?.source == .copy(from: "b"))
@@ -63,7 +76,10 @@ import Testing
             "entities:\n  Echo:\n    renamedFrom: Card\n    attributes: { title: string? }\n",
             "entities:\n  Echo:\n    attributes: { title: string? }\n  Card:\n    attributes: { title: string? }\n",
         ])
-        #expect(entities.entityMappings.map { "\($0.kind) \($0.source ?? "-") → \($0.destination ?? "-")" } == ["add - → Card", "copy Echo → Echo"])
+        #expect(
+            entities.entityMappings.map { "\($0.kind) \($0.source ?? "-") → \($0.destination ?? "-")" } == [
+                "add - → Card", "copy Echo → Echo",
+            ])
     }
 
     /// A relationship to an entity whose renamedFrom names nothing says so, instead
@@ -71,10 +87,15 @@ import Testing
     @Test func aRelationshipToAnUnpairedEntityOfTheSameNameSaysWhy() throws {
         let texts = try Models.refusalTexts([
             "entities:\n  A:\n    attributes: { n: string? }\n  B:\n    relationships: { a: { destination: A } }\n",
-            "entities:\n  A:\n    renamedFrom: Zed\n    attributes: { n: string? }\n  B:\n    relationships: { a: { destination: A } }\n",
+            """
+            entities:\n  A:\n    renamedFrom: Zed\n    attributes: { n: string? }\n  B:\n    relationships: { a: { \
+            destination: A } }\n
+            """,
         ])
         #expect(
-            texts.first?.hasPrefix("B.a: destination A is a new entity here (it pairs with no entity of the source: check its renamedFrom)") == true, "\(texts)"
+            texts.first?.hasPrefix(
+                "B.a: destination A is a new entity here (it pairs with no entity of the source: check its renamedFrom)"
+            ) == true, "\(texts)"
         )
     }
 
@@ -87,7 +108,10 @@ import Testing
             texts == [
                 "Item.total: type change integer64 → integer32 is narrowing, not a widening\n"
                     + "    remedy: write \(fileHint12) with a policy for Item, "
-                    + "or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)"
+                        + """
+                        or split the change across an intermediate version (add the new attribute, copy in a policy, \
+                        remove the old one)
+                        """
             ])
     }
 
@@ -116,7 +140,9 @@ import Testing
         ])
         #expect(
             mapping.entityMappings == [
-                EntityMapping(name: "ItemToProduct", kind: .transform, source: "Item", destination: "Product", properties: [copy("name")])
+                EntityMapping(
+                    name: "ItemToProduct", kind: .transform, source: "Item", destination: "Product",
+                    properties: [copy("name")])
             ])
     }
 
@@ -232,12 +258,16 @@ import Testing
                   lastPlayedItem: { destination: Item, inverse: lastPlayed }
             """
         let mapping = try Models.infer([v7, v8])
-        #expect(mapping.mapping(forDestination: "Library")?.property("lastPlayedItem")?.source == .copy(from: "lastPlayedBook"))
+        #expect(
+            mapping.mapping(forDestination: "Library")?.property("lastPlayedItem")?.source
+                == .copy(from: "lastPlayedBook"))
         #expect(mapping.mapping(forDestination: "Mark")?.property("item")?.source == .copy(from: "book"))
         #expect(!(mapping.requirements ?? []).contains { $0.kind == .noObjects })
     }
 
-    static func chain(_ names: [(attribute: String, renamedFrom: String?)], entity: [(name: String, renamedFrom: String?)]) -> [String] {
+    static func chain(
+        _ names: [(attribute: String, renamedFrom: String?)], entity: [(name: String, renamedFrom: String?)]
+    ) -> [String] {
         zip(names, entity).map { attribute, entity in
             var text = "entities:\n  \(entity.name):\n"
             if let old = entity.renamedFrom { text += "    renamedFrom: \(old)\n" }
@@ -248,57 +278,75 @@ import Testing
     }
 
     @Test func renamesChainOverThreeVersions() throws {
-        let versions = Self.chain([("a", nil), ("b", "a"), ("c", "b")], entity: [("Item", nil), ("Product", "Item"), ("Article", "Product")])
+        let versions = Self.chain(
+            [("a", nil), ("b", "a"), ("c", "b")], entity: [("Item", nil), ("Product", "Item"), ("Article", "Product")])
         #expect(
             try Models.infer(versions, from: 1, to: 3).entityMappings == [
-                EntityMapping(name: "ItemToArticle", kind: .transform, source: "Item", destination: "Article", properties: [copy("c", from: "a")])
+                EntityMapping(
+                    name: "ItemToArticle", kind: .transform, source: "Item", destination: "Article",
+                    properties: [copy("c", from: "a")])
             ])
         #expect(
             try Models.infer(versions, from: 2, to: 3).entityMappings == [
-                EntityMapping(name: "ProductToArticle", kind: .transform, source: "Product", destination: "Article", properties: [copy("c", from: "b")])
+                EntityMapping(
+                    name: "ProductToArticle", kind: .transform, source: "Product", destination: "Article",
+                    properties: [copy("c", from: "b")])
             ])
         #expect(
             try Models.infer(versions, from: 1, to: 2).entityMappings == [
-                EntityMapping(name: "ItemToProduct", kind: .transform, source: "Item", destination: "Product", properties: [copy("b", from: "a")])
+                EntityMapping(
+                    name: "ItemToProduct", kind: .transform, source: "Item", destination: "Product",
+                    properties: [copy("b", from: "a")])
             ])
     }
 
     @Test func xcodeStyleKeepsTheOriginalNameInEveryLaterVersion() throws {
-        let versions = Self.chain([("a", nil), ("b", "a"), ("c", "a")], entity: [("Item", nil), ("Product", "Item"), ("Article", "Item")])
+        let versions = Self.chain(
+            [("a", nil), ("b", "a"), ("c", "a")], entity: [("Item", nil), ("Product", "Item"), ("Article", "Item")])
         #expect(
             try Models.infer(versions, from: 1, to: 3).entityMappings == [
-                EntityMapping(name: "ItemToArticle", kind: .transform, source: "Item", destination: "Article", properties: [copy("c", from: "a")])
+                EntityMapping(
+                    name: "ItemToArticle", kind: .transform, source: "Item", destination: "Article",
+                    properties: [copy("c", from: "a")])
             ])
         #expect(
             try Models.infer(versions, from: 2, to: 3).entityMappings == [
-                EntityMapping(name: "ProductToArticle", kind: .transform, source: "Product", destination: "Article", properties: [copy("c", from: "b")])
+                EntityMapping(
+                    name: "ProductToArticle", kind: .transform, source: "Product", destination: "Article",
+                    properties: [copy("c", from: "b")])
             ])
     }
 
     @Test func xcodeStyleRenameKeptInAVersionThatChangesNothing() throws {
         // Version 3 repeats version 2 (with its renaming identifiers): 2 → 3 is a copy.
-        let versions = Self.chain([("a", nil), ("b", "a"), ("b", "a")], entity: [("Item", nil), ("Product", "Item"), ("Product", "Item")])
+        let versions = Self.chain(
+            [("a", nil), ("b", "a"), ("b", "a")], entity: [("Item", nil), ("Product", "Item"), ("Product", "Item")])
         #expect(
             try Models.infer(versions, from: 2, to: 3).entityMappings == [
-                EntityMapping(name: "ProductToProduct", kind: .copy, source: "Product", destination: "Product", properties: [copy("b")])
+                EntityMapping(
+                    name: "ProductToProduct", kind: .copy, source: "Product", destination: "Product",
+                    properties: [copy("b")])
             ])
         #expect(
             try Models.infer(versions, from: 1, to: 3).entityMappings == [
-                EntityMapping(name: "ItemToProduct", kind: .transform, source: "Item", destination: "Product", properties: [copy("b", from: "a")])
+                EntityMapping(
+                    name: "ItemToProduct", kind: .transform, source: "Item", destination: "Product",
+                    properties: [copy("b", from: "a")])
             ])
     }
 
     @Test func brokenChainMakesANewRequiredAttributeAndIsRefused() throws {
         // Version 3 names a rename source that version 2 does not have.
-        let versions = Self.chain([("a", nil), ("b", "a"), ("c", "x")], entity: [("Item", nil), ("Item", nil), ("Item", nil)])
+        let versions = Self.chain(
+            [("a", nil), ("b", "a"), ("c", "x")], entity: [("Item", nil), ("Item", nil), ("Item", nil)])
         let failure = try Models.failure(versions, from: 1, to: 3)
         #expect(
             failure.description == """
                 no lightweight mapping from Shop version 1 to 3 (1 change inference cannot cover):
                   Item.c: new required attribute without a default or source
-                    remedy: add a default (`c: { type: string, default: … }`), make it optional, \
-                or write Migrations/Shop/1-to-3.yaml (a span) or a mapping file Migrations/Shop/<A>-to-<A+1>.yaml for the hop that makes this change \
-                with a policy for Item
+                    remedy: add a default (`c: { type: string, default: … }`), make it optional, or write \
+                Migrations/Shop/1-to-3.yaml (a span) or a mapping file Migrations/Shop/<A>-to-<A+1>.yaml for the hop \
+                that makes this change with a policy for Item
                 """)
     }
 
@@ -310,9 +358,12 @@ import Testing
         ]
         #expect(
             try Models.infer(versions, from: 1, to: 3).entityMappings == [
-                EntityMapping(name: "ItemToItem", kind: .copy, source: "Item", destination: "Item", properties: [copy("name")]),
-                EntityMapping(name: "NothingToTag", kind: .add, source: nil, destination: "Tag", properties: [added("label")]),
-                EntityMapping(name: "TagToNothing", kind: .remove, source: "Tag", destination: nil, droppedProperties: ["label"]),
+                EntityMapping(
+                    name: "ItemToItem", kind: .copy, source: "Item", destination: "Item", properties: [copy("name")]),
+                EntityMapping(
+                    name: "NothingToTag", kind: .add, source: nil, destination: "Tag", properties: [added("label")]),
+                EntityMapping(
+                    name: "TagToNothing", kind: .remove, source: "Tag", destination: nil, droppedProperties: ["label"]),
             ])
     }
 
@@ -339,7 +390,8 @@ import Testing
                 )
             ])
         #expect(
-            refusals[0].description == "Item.first: ambiguous rename: properties first and last both claim the old property 'Item.name'\n"
+            refusals[0].description
+                == "Item.first: ambiguous rename: properties first and last both claim the old property 'Item.name'\n"
                 + "    remedy: \(Self.nameRemedy)"
         )
     }
@@ -347,21 +399,28 @@ import Testing
     @Test func aKeptPropertyAndARenameClaimingItAreAmbiguous() throws {
         let texts = try Models.refusalTexts([
             "entities:\n  Item:\n    attributes: { name: string }\n",
-            "entities:\n  Item:\n    attributes: { name: string, title: { type: string, default: \"\", renamedFrom: name } }\n",
+            """
+            entities:\n  Item:\n    attributes: { name: string, title: { type: string, default: \"\", renamedFrom: \
+            name } }\n
+            """,
         ])
         #expect(
             texts == [
                 "Item.name: ambiguous rename: properties name and title both claim the old property 'Item.name'\n"
                     + "    remedy: \(Self.nameRemedy)",
                 "Item.name: new required attribute without a default or source\n"
-                    + "    remedy: add a default (`name: { type: string, default: … }`), make it optional, or write \(fileHint12) with a policy for Item",
+                    + "    remedy: add a default (`name: { type: string, default: … }`), make it optional, or write "
+                    + "\(fileHint12) with a policy for Item",
             ])
     }
 
     @Test func twoEntitiesClaimingOneOldEntityAreRefused() throws {
         let texts = try Models.refusalTexts([
             "entities:\n  Item:\n    attributes: { name: string }\n",
-            "entities:\n  Book:\n    renamedFrom: Item\n    attributes: { name: string }\n  Film:\n    renamedFrom: Item\n    attributes: { name: string }\n",
+            """
+            entities:\n  Book:\n    renamedFrom: Item\n    attributes: { name: string }\n  Film:\n    renamedFrom: \
+            Item\n    attributes: { name: string }\n
+            """,
         ])
         #expect(
             texts == [
@@ -371,7 +430,10 @@ import Testing
     }
 
     @Test func hopAndCompose() throws {
-        let model = try Models.compile(Self.chain([("a", nil), ("b", "a"), ("c", "b")], entity: [("Item", nil), ("Product", "Item"), ("Article", "Product")]))
+        let model = try Models.compile(
+            Self.chain(
+                [("a", nil), ("b", "a"), ("c", "b")],
+                entity: [("Item", nil), ("Product", "Item"), ("Article", "Product")]))
         let first = Renames.hop(from: model.versions[0], to: model.versions[1])
         let second = Renames.hop(from: model.versions[1], to: model.versions[2])
         #expect(first.entities == ["Product": "Item"])

@@ -6,7 +6,8 @@ import Testing
 /// other still exits 6, and output says which were accepted with their counts.
 @Suite struct AcceptedLossTests {
     static func fixture() throws -> (GateFixture, String) {
-        let f = try GateFixture("  A: {attributes: {k: string, x: string?, y: string?}}\n", "  A: {attributes: {k: string}}\n")
+        let f = try GateFixture(
+            "  A: {attributes: {k: string, x: string?, y: string?}}\n", "  A: {attributes: {k: string}}\n")
         let store = try f.store([("A", #"{"k":"a","x":"1","y":"2"}"#), ("A", #"{"k":"b","x":"3"}"#)])
         return (f, store)
     }
@@ -25,11 +26,15 @@ import Testing
 
                 """), "\(one.stderr)")
         #expect(f.snapshot() == before)
-        let both = try f.migrate(["apply", store, "--fail-on-destructive", "--accept", "A.x", "--accept", "A.y", "--json"])
+        let both = try f.migrate([
+            "apply", store, "--fail-on-destructive", "--accept", "A.x", "--accept", "A.y", "--json",
+        ])
         #expect(both.status == 0, "\(both.stderr)")
         let done = try #require(both.stdout.split(separator: "\n").last)
         #expect(done.contains(#""destructive (accepted): A.x is dropped: 2 non-nil values will be lost""#), "\(done)")
-        #expect(try f.migrate(["dump", store, "A"]).stdout == "{\"_pk\":1,\"_entity\":\"A\",\"k\":\"a\"}\n{\"_pk\":2,\"_entity\":\"A\",\"k\":\"b\"}\n")
+        #expect(
+            try f.migrate(["dump", store, "A"]).stdout
+                == "{\"_pk\":1,\"_entity\":\"A\",\"k\":\"a\"}\n{\"_pk\":2,\"_entity\":\"A\",\"k\":\"b\"}\n")
     }
 
     /// An entity name accepts every loss of the entity; `plan --json` gives each
@@ -59,7 +64,13 @@ import Testing
         _ = try g.directory.write("Migrations/G/accepted-losses.yaml", "1-to-2: [A..x]\n")
         let bad = try g.migrate(["plan", other, "--fail-on-destructive"])
         #expect(bad.status == 1)
-        #expect(bad.stderr.contains("Migrations/G/accepted-losses.yaml:1:10: error: accepted losses: expected `Entity` or `Entity.property` under 1-to-2"))
+        #expect(
+            bad.stderr.contains(
+                """
+                Migrations/G/accepted-losses.yaml:1:10: error: accepted losses: expected `Entity` or `Entity.property` \
+                under 1-to-2
+                """
+            ))
         #expect(try g.migrate(["plan", other, "--fail-on-destructive", "--accept", "A..x"]).status == 64)
     }
 
@@ -73,10 +84,15 @@ import Testing
         let before = f.snapshot()
         let property = try f.migrate(["apply", store, "--fail-on-destructive", "--accept", "A.xx"])
         #expect(property.status == 64)
-        #expect(property.stderr.contains("--accept A.xx: A has no attribute or relationship xx in versions 1–2; did you mean 'x'?"), "\(property.stderr)")
+        #expect(
+            property.stderr.contains(
+                "--accept A.xx: A has no attribute or relationship xx in versions 1–2; did you mean 'x'?"),
+            "\(property.stderr)")
         let entity = try f.migrate(["plan", store, "--fail-on-destructive", "--accept", "B", "--json"])
         #expect(entity.status == 64)
-        #expect(entity.stdout.contains("--accept B: G has no entity B in versions 1–2; did you mean 'A'?"), "\(entity.stdout)")
+        #expect(
+            entity.stdout.contains("--accept B: G has no entity B in versions 1–2; did you mean 'A'?"),
+            "\(entity.stdout)")
         let ungated = try f.migrate(["plan", store, "--accept", "A.x"])
         #expect(ungated.status == 64)
         #expect(ungated.stderr.contains("give --fail-on-destructive too"), "\(ungated.stderr)")
@@ -87,8 +103,13 @@ import Testing
         let validate = try f.migrate(["validate"])
         #expect(validate.status == 1)
         let file = "Migrations/G/accepted-losses.yaml"
-        #expect(validate.stderr.contains("\(file):3:5: error: accepted losses: 1-to-2: A.yy: A has no attribute or relationship yy"), "\(validate.stderr)")
-        #expect(validate.stderr.contains("\(file):4:1: error: accepted losses: 3-to-4: G has no version 3 or 4"), "\(validate.stderr)")
+        #expect(
+            validate.stderr.contains(
+                "\(file):3:5: error: accepted losses: 1-to-2: A.yy: A has no attribute or relationship yy"),
+            "\(validate.stderr)")
+        #expect(
+            validate.stderr.contains("\(file):4:1: error: accepted losses: 3-to-4: G has no version 3 or 4"),
+            "\(validate.stderr)")
         #expect(try f.migrate(["apply", store, "--fail-on-destructive"]).status == 1)
     }
 }

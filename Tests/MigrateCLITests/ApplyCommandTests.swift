@@ -16,7 +16,8 @@ import Testing
         let events = try lines.map { try StockFixture.object($0) }
         #expect(
             events.map { $0["event"] as? String } == [
-                "step", "stepDone", "step", "stepDone", "step", "stepDone", "step", "stepDone", "step", "stepDone", "checks", "done",
+                "step", "stepDone", "step", "stepDone", "step", "stepDone", "step", "stepDone", "step", "stepDone",
+                "checks", "done",
             ])
         #expect(events[0]["index"] as? Int == 1)
         #expect(events[0]["of"] as? Int == 5)
@@ -38,7 +39,8 @@ import Testing
         #expect(again.status == 0)
         #expect(
             again.stdout == #"""
-                {"backup":null,"checksPassed":0,"danglingReferences":[],"dryRun":false,"event":"done","from":2,"rowsTouched":0,"seconds":0,\#
+                {"backup":null,"checksPassed":0,"danglingReferences":[],"dryRun":false,"event":"done","from":2,\#
+                "rowsTouched":0,"seconds":0,\#
                 "to":2,"warnings":[]}
                 """# + "\n")
     }
@@ -50,7 +52,9 @@ import Testing
         let store = try f.store(items: StockFixture.largeItems)
         let result = try f.migrate(["apply", "--json"] + f.models + [store])
         #expect(result.status == 0, "\(result)")
-        let events = try result.stdout.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let events = try result.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
         let rebuild = try #require(events.firstIndex { ($0["summary"] as? String)?.hasPrefix("rebuild ZITEM") == true })
         let rows = events[(rebuild + 1)...].prefix { $0["event"] as? String == "rows" }
         #expect(!rows.isEmpty)
@@ -67,7 +71,9 @@ import Testing
         let before = f.snapshot(store)
         let result = try f.migrate(["apply", "--dry-run"] + f.models + [store])
         #expect(result.status == 0)
-        #expect(result.stdout.hasPrefix("dry run: would migrate stock.sqlite from version 1 to 2: 300 rows written, 3 checks passed, "))
+        #expect(
+            result.stdout.hasPrefix(
+                "dry run: would migrate stock.sqlite from version 1 to 2: 300 rows written, 3 checks passed, "))
         #expect(result.stdout.hasSuffix(" s (rolled back; the store is unchanged)\n"))
         #expect(result.stderr == "warning: destructive: Item.note is dropped: 200 non-nil values will be lost\n")
         #expect(f.snapshot(store).fingerprint == before.fingerprint)
@@ -103,7 +109,8 @@ import Testing
             result.stdout.hasSuffix(
                 """
                 ; backup at backup.sqlite
-                to restore the backup, with nothing using the store: cp backup.sqlite stock.sqlite && rm -f stock.sqlite-wal stock.sqlite-shm
+                to restore the backup, with nothing using the store: cp backup.sqlite stock.sqlite && rm -f \
+                stock.sqlite-wal stock.sqlite-shm
 
                 """), "\(result.stdout)")
         #expect(try StoreDump.dump(f.path("backup.sqlite")) == original)
@@ -127,8 +134,13 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stdout == "")
         // The message names the process in the way (read from /proc/locks).
-        #expect(result.stderr.contains("error: stock.sqlite: another migration, writer or reader holds the store (held by process "), "\(result.stderr)")
-        #expect(result.stderr.hasSuffix(" (writing or migrating)); waited 0.2 s (--timeout); nothing was changed\n"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "error: stock.sqlite: another migration, writer or reader holds the store (held by process "),
+            "\(result.stderr)")
+        #expect(
+            result.stderr.hasSuffix(" (writing or migrating)); waited 0.2 s (--timeout); nothing was changed\n"),
+            "\(result.stderr)")
         #expect(waited >= 0.2)
         #expect(try f.summary(store) == StockStore.expected(version: 1, items: StockFixture.smallItems))
         #expect(f.snapshot(store).sideFiles == [])
@@ -173,16 +185,23 @@ import Testing
         let runs = try (0..<2).map { _ in try BackgroundMigrate(["apply"] + f.models + [store], in: f.directory.path) }
         let results = runs.map { $0.finish() }
 
-        let migrated = results.filter { $0.status == 0 && $0.stdout.hasPrefix("migrated stock.sqlite from version 1 to 2: ") }
+        let migrated = results.filter {
+            $0.status == 0 && $0.stdout.hasPrefix("migrated stock.sqlite from version 1 to 2: ")
+        }
         #expect(migrated.count == 1, "\(results)")
         let other = try #require(results.first { !($0.status == 0 && $0.stdout.hasPrefix("migrated ")) })
         let nothingToDo =
             other.status == 0
             && [
                 "stock.sqlite: Stock version 2 is current; nothing to do\n",
-                "stock.sqlite: Stock version 2 is current (another process migrated it from version 1 while this run waited); nothing to do\n",
+                """
+                stock.sqlite: Stock version 2 is current (another process migrated it from version 1 while this run \
+                waited); nothing to do\n
+                """,
             ].contains(other.stdout)
-        let refused = other.status == 1 && other.stdout == "" && other.stderr.contains("another migration, writer or reader holds the store")
+        let refused =
+            other.status == 1 && other.stdout == ""
+            && other.stderr.contains("another migration, writer or reader holds the store")
         #expect(nothingToDo || refused, "\(other)")
         #expect(try StockStore.history(path: f.path(store)) == [[1, 2]])
         #expect(try f.summary(store) == StockStore.expected(version: 2, items: StockFixture.largeItems))
@@ -198,7 +217,8 @@ final class BackgroundMigrate {
     /// `stdin`: a pipe the test writes to (and may keep open); else the null device.
     /// `ignoring`: a signal the process starts with ignored, as under `nohup` (a shell
     /// ignores it, then becomes `migrate`).
-    init(_ arguments: [String], in workingDirectory: String, stdin: Pipe? = nil, ignoring ignored: String? = nil) throws {
+    init(_ arguments: [String], in workingDirectory: String, stdin: Pipe? = nil, ignoring ignored: String? = nil) throws
+    {
         directory = try TemporaryDirectory(prefix: "migrate-output")
         _ = FileManager.default.createFile(atPath: directory.file("stdout"), contents: nil)
         _ = FileManager.default.createFile(atPath: directory.file("stderr"), contents: nil)
@@ -242,14 +262,17 @@ final class BackgroundMigrate {
         var status: Int32
         var stdout: String
         var stderr: String
-        var description: String { "exit \(status), stdout \(stdout.debugDescription), stderr \(stderr.debugDescription)" }
+        var description: String {
+            "exit \(status), stdout \(stdout.debugDescription), stderr \(stderr.debugDescription)"
+        }
     }
 
     /// Waits for the process and returns what it printed and how it ended.
     func finish() -> Outcome {
         process.waitUntilExit()
         defer { directory.remove() }
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        let status =
+            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
         return Outcome(
             status: status,
             stdout: (try? String(contentsOfFile: directory.file("stdout"), encoding: .utf8)) ?? "",

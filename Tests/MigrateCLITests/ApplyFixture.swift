@@ -61,7 +61,8 @@ final class StockTemplates: Sendable {
             let directory = try TemporaryDirectory(prefix: "MigrateCLITests-stock-template")
             defer { directory.remove() }
             try StockStore.create(path: directory.file("template.sqlite"), items: items)
-            let bytes = try #require(FileManager.default.contents(atPath: directory.file("template.sqlite")).map { [UInt8]($0) })
+            let bytes = try #require(
+                FileManager.default.contents(atPath: directory.file("template.sqlite")).map { [UInt8]($0) })
             templates[items] = bytes
             return bytes
         }

@@ -12,7 +12,8 @@ import Testing
     static func files(under folder: String) -> [String] {
         ((try? FileManager.default.subpathsOfDirectory(atPath: folder)) ?? []).filter { path in
             var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: folder + "/" + path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            return FileManager.default.fileExists(atPath: folder + "/" + path, isDirectory: &isDirectory)
+                && !isDirectory.boolValue
         }.sorted()
     }
 
@@ -44,16 +45,20 @@ import Testing
         let paths = try Self.threePaths(f, items: StockFixture.smallItems)
         let before = try #require(f.snapshot(paths[0]).bytes)
 
-        let apply = try f.migrate(["fleet", "apply"] + f.models + paths + ["--jobs", "3", "--backup-dir", "backups", "--json"])
+        let apply = try f.migrate(
+            ["fleet", "apply"] + f.models + paths + ["--jobs", "3", "--backup-dir", "backups", "--json"])
         #expect(apply.status == 0, "\(apply)")
-        #expect(try FleetCommandTests.statuses(apply.stdout) == [paths[0]: "migrated", paths[1]: "duplicate", paths[2]: "duplicate"])
+        #expect(
+            try FleetCommandTests.statuses(apply.stdout) == [
+                paths[0]: "migrated", paths[1]: "duplicate", paths[2]: "duplicate",
+            ])
         let records = try FleetCommandTests.records(apply.stdout, event: "store")
         for record in records where record["status"] as? String == "duplicate" {
             #expect(record["duplicateOf"] as? String == paths[0])
             #expect(
                 record["message"] as? String == """
-                    the same store file as fleet/store.sqlite (same device and inode: a hard link, a symbolic link or a path listed twice); \
-                    handled once, as fleet/store.sqlite
+                    the same store file as fleet/store.sqlite (same device and inode: a hard link, a symbolic link or \
+                    a path listed twice); handled once, as fleet/store.sqlite
                     """)
             #expect(record["backup"] == nil)
         }
@@ -87,18 +92,25 @@ import Testing
         let f = try StockFixture()
         defer { f.remove() }
         _ = try Self.threePaths(f, items: StockFixture.smallItems)
-        let apply = try f.migrate(["fleet", "apply"] + f.models + ["fleet", "--jobs", "3", "--backup-dir", "backups", "--json"])
+        let apply = try f.migrate(
+            ["fleet", "apply"] + f.models + ["fleet", "--jobs", "3", "--backup-dir", "backups", "--json"])
         #expect(apply.status == 0, "\(apply)")
         let records = try FleetCommandTests.records(apply.stdout, event: "store")
         let migrated = records.filter { $0["status"] as? String == "migrated" }
         #expect(migrated.count == 1, "\(apply.stdout)")
         let first = try #require(migrated.first?["store"] as? String)
         #expect(records.count == 3)
-        #expect(records.filter { $0["status"] as? String == "duplicate" }.allSatisfy { $0["duplicateOf"] as? String == first })
+        #expect(
+            records.filter { $0["status"] as? String == "duplicate" }.allSatisfy {
+                $0["duplicateOf"] as? String == first
+            })
         let backups = Self.files(under: f.path("backups"))
         #expect(backups.count == 1, "\(backups)")
-        #expect(Self.isBackup(backups[0], of: ((first as NSString).lastPathComponent as NSString).deletingPathExtension), "\(backups)")
-        #expect(try f.summary("backups/" + backups[0]) == StockStore.expected(version: 1, items: StockFixture.smallItems))
+        #expect(
+            Self.isBackup(backups[0], of: ((first as NSString).lastPathComponent as NSString).deletingPathExtension),
+            "\(backups)")
+        #expect(
+            try f.summary("backups/" + backups[0]) == StockStore.expected(version: 1, items: StockFixture.smallItems))
     }
 
     /// Three `apply` processes at once on one store (itself, a hard link and a
@@ -110,7 +122,9 @@ import Testing
         defer { f.remove() }
         let paths = try Self.threePaths(f, items: StockFixture.largeItems)
         let before = try #require(f.snapshot(paths[0]).bytes)
-        let runs = try paths.map { try BackgroundMigrate(["apply"] + f.models + [$0, "--backup-dir", "backups"], in: f.directory.path) }
+        let runs = try paths.map {
+            try BackgroundMigrate(["apply"] + f.models + [$0, "--backup-dir", "backups"], in: f.directory.path)
+        }
         let results = runs.map { $0.finish() }
 
         let migrated = results.indices.filter { results[$0].status == 0 && results[$0].stdout.hasPrefix("migrated ") }
@@ -120,7 +134,9 @@ import Testing
         let backup = try #require(backups.first)
         let winner = try #require(migrated.first)
         // Named after the store a symbolic link leads to (a hard link is a store of its own name).
-        let name = ((URL(fileURLWithPath: f.path(paths[winner])).resolvingSymlinksInPath().lastPathComponent) as NSString).deletingPathExtension
+        let name =
+            ((URL(fileURLWithPath: f.path(paths[winner])).resolvingSymlinksInPath().lastPathComponent) as NSString)
+            .deletingPathExtension
         #expect(Self.isBackup(backup, of: name), "\(backup)")
         #expect(results[winner].stdout.contains("; backup at backups/\(backup)\n"), "\(results[winner])")
         #expect(f.snapshot("backups/" + backup).bytes == before)
@@ -131,15 +147,18 @@ import Testing
                 && [
                     "\(paths[index]): Stock version 2 is current; nothing to do\n",
                     // Planned before the winner committed, then found the store at the target.
-                    "\(paths[index]): Stock version 2 is current (another process migrated it from version 1 while this run waited); nothing to do\n",
+                    """
+                    \(paths[index]): Stock version 2 is current (another process migrated it from version 1 while this \
+                    run waited); nothing to do\n
+                    """,
                 ].contains(other.stdout)
             // After the plan's warning (the plan was made before the other run committed).
             let changed =
                 other.status == 1
                 && other.stderr.hasSuffix(
                     """
-                    \nerror: \(paths[index]): the store changed since it was planned (another migration ran?); plan again; \
-                    nothing was changed, so this run kept no backup in backups
+                    \nerror: \(paths[index]): the store changed since it was planned (another migration ran?); plan \
+                    again; nothing was changed, so this run kept no backup in backups
 
                     """)
             let locked =
@@ -160,20 +179,24 @@ import Testing
         // SplitFullName in its stages (object graph), which check every required value it writes.
         try f.directory.write(
             "Migrations/Contacts/1-to-2.yaml",
-            "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: policy\n")
+            """
+            entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: \
+            policy\n
+            """
+        )
         let migrations = ["--migrations", f.path("Migrations")]
         let store = try f.createContacts("contacts.sqlite", version: 1)
         try SQLiteFile.execute(
             f.path(store),
             """
-            INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCREATEDAT) VALUES (1, 1, 1, 'No Mail', NULL, 40, 0); \
-            UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_NAME = 'Person'
+            INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCREATEDAT) VALUES (1, 1, 1, 'No Mail', \
+            NULL, 40, 0); UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_NAME = 'Person'
             """)
         try f.directory.write("backups/older.sqlite", "an older backup")
         let before = f.snapshot(store)
         let failure = """
-            policy SplitFullName: Person 1 has no value for required Person.email (its source object had none, or the policy set none: \
-            set it in the policy, or give the attribute a default); nothing was changed
+            policy SplitFullName: Person 1 has no value for required Person.email (its source object had none, or the \
+            policy set none: set it in the policy, or give the attribute a default); nothing was changed
             """
 
         let path = try f.migrate(["apply"] + f.models + migrations + [store, "--backup", "backup.sqlite"])
@@ -232,7 +255,9 @@ import Testing
         let before = f.snapshot(store)
         let result = try f.migrate(["apply", "--dry-run"] + f.models + [store, "--backup-dir", "backups"])
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.hasSuffix(" s (rolled back; the store is unchanged, so no backup was kept)\n"), "\(result.stdout)")
+        #expect(
+            result.stdout.hasSuffix(" s (rolled back; the store is unchanged, so no backup was kept)\n"),
+            "\(result.stdout)")
         #expect(Self.files(under: f.path("backups")) == [])
         #expect(f.snapshot(store) == before)
     }
@@ -250,23 +275,24 @@ import Testing
             (
                 ["--backup-dir", "taken"],
                 """
-                error: taken: cannot write the backup there: it is a file, not a folder; choose another backup folder; nothing was changed
+                error: taken: cannot write the backup there: it is a file, not a folder; choose another backup folder; \
+                nothing was changed
 
                 """
             ),
             (
                 ["--backup-dir", "taken/backups"],
                 """
-                error: taken/backups: cannot create the backup folder: taken is a file, not a folder; choose another backup folder; \
-                nothing was changed
+                error: taken/backups: cannot create the backup folder: taken is a file, not a folder; choose another \
+                backup folder; nothing was changed
 
                 """
             ),
             (
                 ["--backup", "missing/backup.sqlite"],
                 """
-                error: missing: cannot write the backup there: the folder does not exist; create the folder, or choose a backup path \
-                in another folder; nothing was changed
+                error: missing: cannot write the backup there: the folder does not exist; create the folder, or choose \
+                a backup path in another folder; nothing was changed
 
                 """
             ),
@@ -286,7 +312,9 @@ import Testing
     /// from nothing).
     static let canDropCapabilities: Bool = {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return false }
-        return (try? CommandRunner.run("/usr/bin/setpriv", ["--bounding-set=-all", "--inh-caps=-all", "--", "/bin/true"]).status) == 0
+        return
+            (try? CommandRunner.run("/usr/bin/setpriv", ["--bounding-set=-all", "--inh-caps=-all", "--", "/bin/true"])
+            .status) == 0
     }()
 
     /// A read-only backup folder, with `migrate` run without capabilities (setpriv):
@@ -305,24 +333,26 @@ import Testing
             (
                 ["--backup-dir", "readonly"],
                 """
-                error: readonly: cannot write the backup there: permission denied: this user cannot create files in it; \
-                make the folder writable by this user, or choose another backup folder; nothing was changed
+                error: readonly: cannot write the backup there: permission denied: this user cannot create files in \
+                it; make the folder writable by this user, or choose another backup folder; nothing was changed
 
                 """
             ),
             (
                 ["--backup", "readonly/backup.sqlite"],
                 """
-                error: readonly: cannot write the backup there: permission denied: this user cannot create files in it; \
-                make the folder writable by this user, or choose a backup path in another folder; nothing was changed
+                error: readonly: cannot write the backup there: permission denied: this user cannot create files in \
+                it; make the folder writable by this user, or choose a backup path in another folder; nothing was \
+                changed
 
                 """
             ),
             (
                 ["--backup-dir", "readonly/deploy/backups"],
                 """
-                error: readonly/deploy/backups: cannot create the backup folder: permission denied: this user cannot create folders \
-                in readonly; make readonly writable by this user, or choose another backup folder; nothing was changed
+                error: readonly/deploy/backups: cannot create the backup folder: permission denied: this user cannot \
+                create folders in readonly; make readonly writable by this user, or choose another backup folder; \
+                nothing was changed
 
                 """
             ),

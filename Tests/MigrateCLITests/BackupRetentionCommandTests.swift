@@ -54,7 +54,10 @@ import Testing
         #expect(apply.status == 0, "\(apply.stderr)")
         let done = try #require(try FleetCommandTests.records(apply.stdout, event: "done").first)
         #expect(done["prunedBackups"] as? [String] == ["backups/" + older[0]])
-        #expect(BackupCommandTests.files(under: f.path("backups")) == [String((done["backup"] as? String ?? "").dropFirst(8))])
+        #expect(
+            BackupCommandTests.files(under: f.path("backups")) == [
+                String((done["backup"] as? String ?? "").dropFirst(8))
+            ])
         // Without --keep the key is absent.
         #expect(try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups"]).status == 0)
         let plain = try f.migrate(["apply", "--json"] + f.models + [store, "--backup-dir", "backups"])
@@ -62,7 +65,10 @@ import Testing
     }
 
     @Test(arguments: [
-        (["--keep", "0", "--backup-dir", "backups"], "--keep must be 1 or more (the backup just taken is always kept)"),
+        (
+            ["--keep", "0", "--backup-dir", "backups"],
+            "--keep must be 1 or more (the backup just taken is always kept)"
+        ),
         (["--keep", "2"], "--keep counts the backups in --backup-dir: give --backup-dir"),
     ])
     func keepIsCheckedBeforeAnythingHappens(arguments: [String], message: String) throws {
@@ -86,7 +92,10 @@ import Testing
             try f.store(store)
             _ = try Self.releases(f, store: store, times: 1)
         }
-        let result = try f.migrate(["fleet", "apply", "--json", "--jobs", "2"] + f.models + ["fleet", "--backup-dir", "backups", "--keep", "1"])
+        let result = try f.migrate(
+            ["fleet", "apply", "--json", "--jobs", "2"] + f.models + [
+                "fleet", "--backup-dir", "backups", "--keep", "1",
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         let records = try FleetCommandTests.records(result.stdout, event: "store")
         #expect(records.count == 2)
@@ -99,7 +108,9 @@ import Testing
         // One backup left per store, each in its store's own folder.
         let left = BackupCommandTests.files(under: f.path("backups"))
         #expect(left.count == 2)
-        #expect(left.filter { $0.contains("/fleet/a/stock.v1-to-2.") }.count == 1 && left.filter { $0.contains("/fleet/b/stock.v1-to-2.") }.count == 1)
+        #expect(
+            left.filter { $0.contains("/fleet/a/stock.v1-to-2.") }.count == 1
+                && left.filter { $0.contains("/fleet/b/stock.v1-to-2.") }.count == 1)
     }
 
     @Test func pruneKeepsTheNewestOfEachStoreAndSaysWhatItRemoves() throws {
@@ -119,7 +130,8 @@ import Testing
             dry.stdout == """
                 would remove backups/\(a[1])
                 would remove backups/\(a[0])
-                3 stores in backups: kept 3 backups (the newest 1 of each), would remove 2 (dry run: nothing was removed)
+                3 stores in backups: kept 3 backups (the newest 1 of each), would remove 2 (dry run: nothing was \
+                removed)
 
                 """)
         #expect(BackupCommandTests.files(under: f.path("backups")) == all)
@@ -131,7 +143,8 @@ import Testing
         #expect(object["removed"] as? Int == 2)
         let reports = try #require(object["stores"] as? [[String: Any]])
         #expect(reports.map { $0["store"] as? String } == ["stock", "stock", "stock"])
-        #expect(reports.compactMap { $0["removed"] as? [String] }.flatMap { $0 } == ["backups/" + a[1], "backups/" + a[0]])
+        #expect(
+            reports.compactMap { $0["removed"] as? [String] }.flatMap { $0 } == ["backups/" + a[1], "backups/" + a[0]])
         #expect(BackupCommandTests.files(under: f.path("backups")) == all.filter { $0 != a[0] && $0 != a[1] })
     }
 
@@ -151,12 +164,19 @@ import Testing
         #expect(a.count == 3 && a.allSatisfy { $0.hasPrefix("stock.sqlite.replaced.") }, "\(a)")
         // A symbolic link to the fleet's root is followed, and overlapping paths name a store once.
         try FileManager.default.createSymbolicLink(atPath: f.path("link"), withDestinationPath: f.path("fleet"))
-        let dry = try f.migrate(["backups", "prune", "--replaced", "link", "--replaced", "fleet/a/stock.sqlite", "--keep", "1", "--dry-run"])
+        let dry = try f.migrate([
+            "backups", "prune", "--replaced", "link", "--replaced", "fleet/a/stock.sqlite", "--keep", "1", "--dry-run",
+        ])
         #expect(dry.status == 0, "\(dry.stderr)")
-        #expect(dry.stdout.hasSuffix("kept 2 replaced stores (the newest 1 of each), would remove 2 (dry run: nothing was removed)\n"), "\(dry.stdout)")
+        #expect(
+            dry.stdout.hasSuffix(
+                "kept 2 replaced stores (the newest 1 of each), would remove 2 (dry run: nothing was removed)\n"),
+            "\(dry.stdout)")
         let pruned = try f.migrate(["backups", "prune", "--replaced", "fleet", "--keep", "1"])
         #expect(pruned.status == 0, "\(pruned.stderr)")
-        #expect(pruned.stdout.hasSuffix("2 stores in fleet: kept 2 replaced stores (the newest 1 of each), removed 2\n"), "\(pruned.stdout)")
+        #expect(
+            pruned.stdout.hasSuffix("2 stores in fleet: kept 2 replaced stores (the newest 1 of each), removed 2\n"),
+            "\(pruned.stdout)")
         #expect(try kept("a") == [a[2]])
         #expect(try kept("b").count == 1)
         let backups = BackupCommandTests.files(under: f.path("backups"))

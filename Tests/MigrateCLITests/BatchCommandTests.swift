@@ -53,7 +53,9 @@ import Testing
         let old = before.split(separator: "\n").map { Int64($0.split(separator: "|")[1])! }
         #expect(opt == [old[0] + 1, old[1] + 1, old[2], old[3]])
         let json = try run(shop, "update", ["Product", "--set", "name = uppercase:(name)", "--json", "--dry-run"])
-        #expect(json.stdout.contains("\"byEntity\" : {\n    \"FavoriteProduct\" : 1,\n    \"Product\" : 2\n  }"), "\(json.stdout)")
+        #expect(
+            json.stdout.contains("\"byEntity\" : {\n    \"FavoriteProduct\" : 1,\n    \"Product\" : 2\n  }"),
+            "\(json.stdout)")
         #expect(try rows(shop, "SELECT ZNAME FROM ZPRODUCT ORDER BY Z_PK") == "'Book'\n'Pen'\n'Lamp'")
     }
 
@@ -72,7 +74,10 @@ import Testing
                 """)
         let unique = try run(shop, "update", ["Customer", "--set", "email = 'same@example.com'"])
         #expect(unique.status == 1)
-        #expect(unique.stderr.hasPrefix("error: Customer: the update breaks a uniqueness constraint ([email]): UNIQUE constraint failed"), "\(unique.stderr)")
+        #expect(
+            unique.stderr.hasPrefix(
+                "error: Customer: the update breaks a uniqueness constraint ([email]): UNIQUE constraint failed"),
+            "\(unique.stderr)")
         let required = try run(shop, "update", ["Customer", "--set", "name = note"])
         #expect(required.status == 1)
         #expect(
@@ -124,7 +129,13 @@ import Testing
         #expect(try StoreDump.dump(shop.storePath) == snapshot)
         // Nullify: deleting the customers of Bergen leaves the city, and a dry run changes nothing.
         let dry = try run(shop, "delete", ["Customer", "--where", "city.name == 'Oslo'", "--dry-run"])
-        #expect(dry.stdout == "would delete 2 objects (1 Customer, 1 Order); 0 references cleared, 0 join rows removed; dry run, nothing was changed\n")
+        #expect(
+            dry.stdout
+                == """
+                would delete 2 objects (1 Customer, 1 Order); 0 references cleared, 0 join rows removed; dry run, \
+                nothing was changed\n
+                """
+        )
         #expect(try StoreDump.dump(shop.storePath) == snapshot)
         let everyone = try run(shop, "delete", ["Customer"])
         #expect(everyone.status == 0, "\(everyone.stderr)")
@@ -157,9 +168,13 @@ import Testing
         }
         let before = try scenario.rows("SELECT Z_OPT FROM ZPERSON ORDER BY Z_PK").map { $0[0].int64 ?? 0 }
         let result = try run(scenario, "delete", ["Town"])
-        #expect(result.stdout == "deleted 1 object (1 Town); 2 references cleared, 0 join rows removed\n", "\(result.stderr)")
+        #expect(
+            result.stdout == "deleted 1 object (1 Town); 2 references cleared, 0 join rows removed\n",
+            "\(result.stderr)")
         #expect(try rows(scenario, "SELECT Z_PK, ZTOWN FROM ZPERSON ORDER BY Z_PK") == "1|NULL\n2|NULL")
-        #expect(try scenario.rows("SELECT Z_OPT FROM ZPERSON ORDER BY Z_PK").map { $0[0].int64 ?? 0 } == before.map { $0 + 1 })
+        #expect(
+            try scenario.rows("SELECT Z_OPT FROM ZPERSON ORDER BY Z_PK").map { $0[0].int64 ?? 0 }
+                == before.map { $0 + 1 })
     }
     /// Core Data's save validation refuses a delete that leaves an object without a
     /// required to-one, a required to-many empty, or a to-many below its minCount;
@@ -201,9 +216,12 @@ import Testing
             try access.insert("Team", values: ["name": .string("Blues")], relationships: ["coach": [2]], primaryKey: 2)
             // Together, as Core Data saves them: one at a time, a team would have one member.
             try access.insertAll { batch in
-                for (key, name, team, badges) in [(1, "a", 1, [1]), (2, "b", 1, [1, 2]), (3, "c", 2, [2]), (4, "d", 2, [2]), (5, "e", 2, [1])] {
+                for (key, name, team, badges) in [
+                    (1, "a", 1, [1]), (2, "b", 1, [1, 2]), (3, "c", 2, [2]), (4, "d", 2, [2]), (5, "e", 2, [1]),
+                ] {
                     try batch.insert(
-                        "Player", values: ["name": .string(name)], relationships: ["team": [Int64(team)], "badges": badges.map(Int64.init)],
+                        "Player", values: ["name": .string(name)],
+                        relationships: ["team": [Int64(team)], "badges": badges.map(Int64.init)],
                         primaryKey: Int64(key), source: key)
                 }
             }
@@ -214,8 +232,8 @@ import Testing
         #expect(
             coach.stderr == """
                 error: the delete is refused: objects that stay would break the model; nothing was deleted:
-                  Team.coach is required, and Team 1 would be left without it (their coach is among the objects deleted; \
-                delete them too, or point them elsewhere first)
+                  Team.coach is required, and Team 1 would be left without it (their coach is among the objects \
+                deleted; delete them too, or point them elsewhere first)
 
                 """)
         let player = try run(scenario, "delete", ["Player", "--where", "name == 'a'"])

@@ -14,7 +14,8 @@ struct CLIFixture {
     init() throws {
         directory = try TemporaryDirectory(prefix: "MigrateCLITests")
         for version in 1...3 {
-            let text = try String(contentsOfFile: "\(TestModels.modelsFolder)/Contacts/\(version).yaml", encoding: .utf8)
+            let text = try String(
+                contentsOfFile: "\(TestModels.modelsFolder)/Contacts/\(version).yaml", encoding: .utf8)
             try directory.write("Models/Contacts/\(version).yaml", text)
         }
     }
@@ -38,7 +39,8 @@ struct CLIFixture {
     /// later calls copy its bytes, which is much faster than creating), by name.
     @discardableResult
     func createContacts(_ name: String = "contacts.sqlite", version: Int) throws -> String {
-        try directory.write(name, bytes: try StoreTemplates.shared.bytes(version: version, models: directory.file("Models")))
+        try directory.write(
+            name, bytes: try StoreTemplates.shared.bytes(version: version, models: directory.file("Models")))
         return name
     }
 
@@ -65,7 +67,8 @@ final class StoreTemplates: Sendable {
             ["create", "--models", models, "--model", "Contacts", "--version", String(version), "template.sqlite"],
             in: directory.path)
         #expect(result.status == 0, "\(result.stderr)")
-        let bytes = try #require(FileManager.default.contents(atPath: directory.file("template.sqlite")).map { [UInt8]($0) })
+        let bytes = try #require(
+            FileManager.default.contents(atPath: directory.file("template.sqlite")).map { [UInt8]($0) })
         return templates.withLock { templates in
             if let first = templates[version] { return first }
             templates[version] = bytes

@@ -88,7 +88,9 @@ import Testing
             let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let code = line.split(separator: "//", maxSplits: 1).first.map(String.init) ?? ""
-                if code.contains("ExitCode") || code.range(of: #"(^|[^A-Za-z_.])exit\("#, options: .regularExpression) != nil {
+                if code.contains("ExitCode")
+                    || code.range(of: #"(^|[^A-Za-z_.])exit\("#, options: .regularExpression) != nil
+                {
                     offenders.append("\(file):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
                 }
             }

@@ -35,7 +35,11 @@ import Testing
             kill(child.pid, SIGKILL)
             let killed = child.finish()
             let journal = Journal(f.path(name))
-            let context = "trial \(trial): killed after \(Int(delay * 1000)) ms of ~\(Int(duration * 1000)) ms, \(killed), journal: \(journal)"
+            let context =
+                """
+                trial \(trial): killed after \(Int(delay * 1000)) ms of ~\(Int(duration * 1000)) ms, \(killed), \
+                journal: \(journal)
+                """
 
             let killedFiles = f.snapshot(name)
             let status = try f.migrate(["status"] + f.models + [name])
@@ -43,7 +47,8 @@ import Testing
                 // Killed while the commit was writing pages: page 1 already promises
                 // the new size. See aHotJournalAfterATornCommitIsRolledBack.
                 // Store.open lets a hot journal complete a short file; a refusal here is a bug.
-                Issue.record("\(context): a store whose hot journal restores it was refused as truncated: \(status.stderr)")
+                Issue.record(
+                    "\(context): a store whose hot journal restores it was refused as truncated: \(status.stderr)")
             }
             #expect([0, 3].contains(status.status), "\(context); status: \(status.stderr)")
             // A journal left behind means the commit never happened.
@@ -57,7 +62,9 @@ import Testing
             try SQLiteFile.execute(f.path(name), "SELECT count(*) FROM sqlite_schema")
             #expect(!Journal(f.path(name)).isHot, "\(context)")
             if status.status == 3 {
-                #expect(FileSnapshot.fingerprint(f.snapshot(name).bytes) == FileSnapshot.fingerprint(original), "\(context): version 1, byte for byte")
+                #expect(
+                    FileSnapshot.fingerprint(f.snapshot(name).bytes) == FileSnapshot.fingerprint(original),
+                    "\(context): version 1, byte for byte")
             }
             #expect(try f.summary(name) == (status.status == 3 ? old : new), "\(context)")
 
@@ -77,12 +84,16 @@ import Testing
         let f = try StockFixture()
         defer { f.remove() }
         let (original, crashed) = try Self.crashImage(f)
-        #expect(FileSnapshot.fingerprint(crashed) != FileSnapshot.fingerprint(original), "the writer's pages reached the file")
+        #expect(
+            FileSnapshot.fingerprint(crashed) != FileSnapshot.fingerprint(original),
+            "the writer's pages reached the file")
         let before = f.snapshot("crashed.sqlite")
 
         let result = try f.migrate([command] + f.models + ["crashed.sqlite"])
         #expect(result.status == (command == "status" ? 3 : 0), "\(result.stderr)")
-        if command == "status" { #expect(result.stdout == "crashed.sqlite: Stock version 1, migration to 2 needed (5 steps)\n") }
+        if command == "status" {
+            #expect(result.stdout == "crashed.sqlite: Stock version 1, migration to 2 needed (5 steps)\n")
+        }
         #expect(f.snapshot("crashed.sqlite") == before)
         #expect(f.snapshot("crashed.sqlite").sideFiles == ["-journal"])
         // A writer (here SQLite itself) plays the journal back: exactly the old store.

@@ -20,7 +20,8 @@ import Testing
         #expect(forced.stdout == "created existing.sqlite: model Contacts version 3\n")
         let bytes = try #require(f.snapshot("existing.sqlite").bytes)
         #expect(Array(bytes.prefix(16)) == Array("SQLite format 3\0".utf8))
-        let inspect = try CLIFixture.object(try f.migrate(["inspect", "--json"] + f.models + ["existing.sqlite"]).stdout)
+        let inspect = try CLIFixture.object(
+            try f.migrate(["inspect", "--json"] + f.models + ["existing.sqlite"]).stdout)
         #expect(inspect["recognizedVersion"] as? Int == 3)
         #expect(try f.directory.contents() == ["Models", "existing.sqlite"])
     }
@@ -42,7 +43,9 @@ import Testing
         let forced = try f.migrate(["create", "--force"] + f.models + ["--model", "Contacts", "old.sqlite"])
         #expect(forced.status == 0, "\(forced)")
         #expect(try f.directory.contents() == ["Models", "old.sqlite", "shop.sqlite"])
-        #expect(try CLIFixture.object(try f.migrate(["inspect", "--json"] + f.models + ["old.sqlite"]).stdout)["recognizedVersion"] as? Int == 3)
+        #expect(
+            try CLIFixture.object(try f.migrate(["inspect", "--json"] + f.models + ["old.sqlite"]).stdout)[
+                "recognizedVersion"] as? Int == 3)
     }
 
     @Test func anUnknownVersionIsAUsageError() throws {
@@ -62,7 +65,8 @@ import Testing
     @Test func createAsJSON() throws {
         let f = try CLIFixture()
         defer { f.remove() }
-        let result = try f.migrate(["create", "--json"] + f.models + ["--model", "Contacts", "--version", "2", "v2.sqlite"])
+        let result = try f.migrate(
+            ["create", "--json"] + f.models + ["--model", "Contacts", "--version", "2", "v2.sqlite"])
         #expect(result.status == 0)
         #expect(
             result.stdout == """

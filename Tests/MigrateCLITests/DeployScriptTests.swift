@@ -40,11 +40,16 @@ import Testing
         try FileManager.default.moveItem(atPath: f.path("v2.yaml"), toPath: f.path("Models/Stock/2.yaml"))
         result = try deploy()
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.contains("to restore the backup: migrate restore \(store) --backup-dir backups --version 1\n"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains(
+                "to restore the backup: migrate restore \(store) --backup-dir backups --version 1\n"),
+            "\(result.stdout)")
         var files = try names()
         #expect(files.count == 1 && files[0].hasPrefix("stock.v1-to-2.") && files[0].hasSuffix("Z.sqlite"), "\(files)")
         let backup = try #require(try backups().first)
-        #expect(try StockStore.summary(path: f.path("backups/" + backup)) == StockStore.expected(version: 1, items: StockFixture.smallItems))
+        #expect(
+            try StockStore.summary(path: f.path("backups/" + backup))
+                == StockStore.expected(version: 1, items: StockFixture.smallItems))
 
         // Release 3 ships version 3: the same script migrates again, a second backup.
         try f.directory.write(
@@ -72,15 +77,19 @@ import Testing
         let f = try StockFixture()
         defer { f.remove() }
         let backups = f.path("shared/backups")
-        try f.directory.write("deploy.sh", "STORE=stock.sqlite\nBACKUPS=\(backups)\n" + (try Self.script(in: "Docs/Deploying.md")))
+        try f.directory.write(
+            "deploy.sh", "STORE=stock.sqlite\nBACKUPS=\(backups)\n" + (try Self.script(in: "Docs/Deploying.md")))
         let bin = (CommandRunner.migratePath as NSString).deletingLastPathComponent
         func deploy(_ environment: String = "") throws -> CommandResult {
-            try CommandRunner.run("/bin/bash", ["-c", "PATH=\(bin):$PATH \(environment) bash deploy.sh"], in: f.directory.path)
+            try CommandRunner.run(
+                "/bin/bash", ["-c", "PATH=\(bin):$PATH \(environment) bash deploy.sh"], in: f.directory.path)
         }
         // A fresh server at release 2 (version 2): the store is created, no backup.
         var result = try deploy()
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.hasPrefix("created stock.sqlite: no store was there (--create-if-missing); model Stock version 2\n"), "\(result)")
+        #expect(
+            result.stdout.hasPrefix(
+                "created stock.sqlite: no store was there (--create-if-missing); model Stock version 2\n"), "\(result)")
         #expect(!FileManager.default.fileExists(atPath: backups))
 
         // A server still at version 1 with data: release 2 drops Item.note, which
@@ -90,7 +99,10 @@ import Testing
         let before = f.snapshot("stock.sqlite")
         result = try deploy()
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr.contains("has 1 destructive step (--fail-on-destructive); nothing was changed:\n  Item.note is dropped"), "\(result)")
+        #expect(
+            result.stderr.contains(
+                "has 1 destructive step (--fail-on-destructive); nothing was changed:\n  Item.note is dropped"),
+            "\(result)")
         #expect(f.snapshot("stock.sqlite") == before)
 
         // Allowed: migrated, one backup in the shared folder.
@@ -104,10 +116,14 @@ import Testing
         try FileManager.default.removeItem(atPath: f.path("Models/Stock/2.yaml"))
         let refused = try f.migrate(["apply"] + f.models + ["stock.sqlite"])
         #expect(refused.status == 5)
-        #expect(refused.stderr.contains("`migrate restore stock.sqlite --backup-dir DIR --version 1`"), "\(refused.stderr)")
-        let restore = try f.migrate(["restore"] + f.models + ["stock.sqlite", "--backup-dir", backups, "--version", "1"])
+        #expect(
+            refused.stderr.contains("`migrate restore stock.sqlite --backup-dir DIR --version 1`"), "\(refused.stderr)")
+        let restore = try f.migrate(
+            ["restore"] + f.models + ["stock.sqlite", "--backup-dir", backups, "--version", "1"])
         #expect(restore.status == 0, "\(restore.stderr)")
-        #expect(try StockStore.summary(path: f.path("stock.sqlite")) == StockStore.expected(version: 1, items: StockFixture.smallItems))
+        #expect(
+            try StockStore.summary(path: f.path("stock.sqlite"))
+                == StockStore.expected(version: 1, items: StockFixture.smallItems))
         result = try deploy()
         #expect(result.status == 0, "\(result)")
     }

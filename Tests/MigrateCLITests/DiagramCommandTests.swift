@@ -102,7 +102,8 @@ import Testing
     static let mermaidV1 = """
         erDiagram
             %% Shelf version 1
-            %% attributes: type name, then notes in quotes; subentities list their own attributes and inherit their parent's
+            %% attributes: type name, then notes in quotes; subentities list their own attributes and inherit their \
+        parent's
             Author {
                 string name
                 date born "optional"
@@ -129,7 +130,8 @@ import Testing
             Book }o--o{ Tag : "tags / books"
             Book ||--o| Cover : "cover / book"
             Ebook }o--o| Book : "source"
-            %% Mermaid's erDiagram has no inheritance arrow: a dashed line "Child |o..|| Parent : inherits from" stands for one
+            %% Mermaid's erDiagram has no inheritance arrow: a dashed line "Child |o..|| Parent : inherits from" \
+        stands for one
             Ebook |o..|| Media : "inherits from"
 
         """
@@ -164,7 +166,8 @@ import Testing
                 erDiagram
                     %% Shelf 1 → 2: inferred (lightweight)
                     %% drawn on version 2's entities; what version 1 has and 2 drops is drawn too, marked removed
-                    %% attributes: type name, then notes in quotes; subentities list their own attributes and inherit their parent's
+                    %% attributes: type name, then notes in quotes; subentities list their own attributes and inherit \
+                their parent's
                     "Author (changed)" {
                         string name
                         string country "optional, added"
@@ -193,14 +196,18 @@ import Testing
                     "Book (changed)" }o--o{ "Label (changed, renamed from Tag)" : "tags / books"
                     "Book (changed)" ||--o| "Cover (removed: its rows are dropped)" : "cover [removed] / book [removed]"
                     Ebook }o--o| "Book (changed)" : "source"
-                    %% Mermaid's erDiagram has no inheritance arrow: a dashed line "Child |o..|| Parent : inherits from" stands for one
+                    %% Mermaid's erDiagram has no inheritance arrow: a dashed line "Child |o..|| Parent : inherits \
+                from" stands for one
                     Ebook |o..|| Media : "inherits from"
 
                 """)
         // The same words as `migrate diff 1 2`.
-        let diff = try CommandRunner.migrate(["diff", "1", "2", "--models", folder.file("Models"), "--migrations", folder.file("Migrations")])
+        let diff = try CommandRunner.migrate([
+            "diff", "1", "2", "--models", folder.file("Models"), "--migrations", folder.file("Migrations"),
+        ])
         for line in [
-            "Label (changed, renamed from Tag)", "  name      renamed from title", "  pages     integer16 → integer32 (widened)",
+            "Label (changed, renamed from Tag)", "  name      renamed from title",
+            "  pages     integer16 → integer32 (widened)",
             "  isbn      added (default \"none\")", "  born      removed", "Cover (removed: its rows are dropped)",
         ] {
             #expect(diff.stdout.contains(line + "\n"), "\(line)")
@@ -235,14 +242,16 @@ import Testing
               Dog: { parent: Animal }
               Pen: { renamedFrom: Yard, attributes: { code: string } }
             """)
-        let result = try CommandRunner.migrate(["diagram", "1", "2", "--models", folder.file("Models")], in: folder.path)
+        let result = try CommandRunner.migrate(
+            ["diagram", "1", "2", "--models", folder.file("Models")], in: folder.path)
         #expect(result.status == 0)
         #expect(
             result.stdout == """
                 erDiagram
                     %% Zoo 1 → 2: inferred (lightweight)
                     %% drawn on version 2's entities; what version 1 has and 2 drops is drawn too, marked removed
-                    %% attributes: type name, then notes in quotes; subentities list their own attributes and inherit their parent's
+                    %% attributes: type name, then notes in quotes; subentities list their own attributes and inherit \
+                their parent's
                     "Animal (changed)" {
                         string name
                         date born "optional, removed"
@@ -259,7 +268,8 @@ import Testing
                     "Pen (removed: its rows are dropped)" {
                         string code "removed"
                     }
-                    %% Mermaid's erDiagram has no inheritance arrow: a dashed line "Child |o..|| Parent : inherits from" stands for one
+                    %% Mermaid's erDiagram has no inheritance arrow: a dashed line "Child |o..|| Parent : inherits \
+                from" stands for one
                     "Cat (changed)" |o..|| "Animal (changed)" : "inherits from [removed]"
                     "Dog (new entity)" |o..|| "Animal (changed)" : "inherits from [added]"
 
@@ -290,7 +300,8 @@ import Testing
             result.stdout == """
                 erDiagram
                     %% Words version 1
-                    %% attributes: type name, then notes in quotes; subentities list their own attributes and inherit their parent's
+                    %% attributes: type name, then notes in quotes; subentities list their own attributes and inherit \
+                their parent's
                     "To" {
                         string `pk`
                         string topic
@@ -322,12 +333,23 @@ import Testing
         // HTML-like tables close as they open.
         #expect(text.components(separatedBy: "<table").count == text.components(separatedBy: "</table>").count)
         #expect(lines.contains("        <tr><td colspan=\"3\" bgcolor=\"#e0e0e0\"><b>Author</b></td></tr>"))
-        #expect(lines.contains("        <tr><td align=\"left\">born</td><td align=\"left\">date</td><td align=\"left\">optional</td></tr>"))
-        #expect(lines.contains("        <tr><td colspan=\"2\" bgcolor=\"#e0e0e0\"><b>Media</b> <i>(abstract)</i></td></tr>"))
+        #expect(
+            lines.contains(
+                """
+                        <tr><td align=\"left\">born</td><td align=\"left\">date</td><td \
+                align=\"left\">optional</td></tr>
+                """
+            ))
+        #expect(
+            lines.contains("        <tr><td colspan=\"2\" bgcolor=\"#e0e0e0\"><b>Media</b> <i>(abstract)</i></td></tr>")
+        )
         let edges = lines.filter { $0.contains(" -> ") }
         #expect(
             edges == [
-                "    \"Author\" -> \"Book\" [dir=both, arrowtail=teetee, arrowhead=crowodot, label=\"books [ordered] / author\"];",
+                """
+                    \"Author\" -> \"Book\" [dir=both, arrowtail=teetee, arrowhead=crowodot, label=\"books [ordered] / \
+                author\"];
+                """,
                 "    \"Book\" -> \"Tag\" [dir=both, arrowtail=crowodot, arrowhead=crowodot, label=\"tags / books\"];",
                 "    \"Book\" -> \"Cover\" [dir=both, arrowtail=teetee, arrowhead=teeodot, label=\"cover / book\"];",
                 "    \"Ebook\" -> \"Book\" [dir=both, arrowtail=crowodot, arrowhead=teeodot, label=\"source\"];",
@@ -354,15 +376,22 @@ import Testing
                 """))
         #expect(
             lines.contains(
-                "        <tr><td align=\"left\" bgcolor=\"#c8e6c9\">isbn</td><td align=\"left\" bgcolor=\"#c8e6c9\">string</td>"
+                """
+                        <tr><td align=\"left\" bgcolor=\"#c8e6c9\">isbn</td><td align=\"left\" \
+                bgcolor=\"#c8e6c9\">string</td>
+                """
                     + "<td align=\"left\" bgcolor=\"#c8e6c9\">added (default &quot;none&quot;)</td></tr>"))
         #expect(
             lines.contains(
-                "        <tr><td align=\"left\" bgcolor=\"#ffe0b2\">name</td><td align=\"left\" bgcolor=\"#ffe0b2\">string</td>"
+                """
+                        <tr><td align=\"left\" bgcolor=\"#ffe0b2\">name</td><td align=\"left\" \
+                bgcolor=\"#ffe0b2\">string</td>
+                """
                     + "<td align=\"left\" bgcolor=\"#ffe0b2\">renamed from title</td></tr>"))
         #expect(
             lines.contains(
-                "    \"Book\" -> \"Cover\" [dir=both, arrowtail=teetee, arrowhead=teeodot, label=\"cover [removed] / book [removed]\", "
+                "    \"Book\" -> \"Cover\" [dir=both, arrowtail=teetee, arrowhead=teeodot, label=\"cover [removed] / "
+                    + "book [removed]\", "
                     + "color=\"#c62828\", fontcolor=\"#c62828\", style=dotted];"))
     }
 
@@ -385,8 +414,8 @@ import Testing
             result.stderr == """
                 error: no lightweight mapping from Shelf version 2 to 3 (1 change inference cannot cover):
                   Book.pages: type change integer32 → integer16 is narrowing, not a widening
-                    remedy: write Migrations/Shelf/2-to-3.yaml with a policy for Book, \
-                or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)
+                    remedy: write Migrations/Shelf/2-to-3.yaml with a policy for Book, or split the change across an \
+                intermediate version (add the new attribute, copy in a policy, remove the old one)
 
                 """)
     }
@@ -398,7 +427,8 @@ import Testing
         let result = try Self.diagram(arguments, in: folder)
         #expect(result.status == 64)
         #expect(result.stdout == "")
-        #expect(result.stderr == "error: model Shelf has no version \(arguments.contains("0") ? 0 : 7) (versions 1 to 3)\n")
+        #expect(
+            result.stderr == "error: model Shelf has no version \(arguments.contains("0") ? 0 : 7) (versions 1 to 3)\n")
     }
 
     @Test func unknownModelIsAUsageError() throws {
@@ -425,7 +455,8 @@ import Testing
     @Test func invalidModelExits1() throws {
         let folder = try Self.project()
         defer { folder.remove() }
-        try folder.write("Models/Shelf/3.yaml", Self.v3.replacingOccurrences(of: "pages: integer16", with: "pages: integr16"))
+        try folder.write(
+            "Models/Shelf/3.yaml", Self.v3.replacingOccurrences(of: "pages: integer16", with: "pages: integr16"))
         let result = try Self.diagram([], in: folder)
         #expect(result.status == 1)
         #expect(result.stdout == "")

@@ -79,7 +79,8 @@ import Testing
     }
 
     static func diff(_ arguments: [String], in folder: TemporaryDirectory) throws -> CommandResult {
-        try CommandRunner.migrate(["diff"] + arguments + ["--models", folder.file("Models"), "--migrations", folder.file("Migrations")])
+        try CommandRunner.migrate(
+            ["diff"] + arguments + ["--models", folder.file("Models"), "--migrations", folder.file("Migrations")])
     }
 
     @Test func adjacentVersions() throws {
@@ -126,12 +127,14 @@ import Testing
             result.stderr == """
                 error: no lightweight mapping from Shop version 2 to 3 (3 changes inference cannot cover):
                   Person.age: type change integer32 → integer16 is narrowing, not a widening
-                    remedy: write \(hint) with a policy for Person, \
-                or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)
+                    remedy: write \(hint) with a policy for Person, or split the change across an intermediate version \
+                (add the new attribute, copy in a policy, remove the old one)
                   Person.phone: new required attribute without a default or source
-                    remedy: add a default (`phone: { type: string, default: … }`), make it optional, or write \(hint) with a policy for Person
+                    remedy: add a default (`phone: { type: string, default: … }`), make it optional, or write \(hint) \
+                with a policy for Person
                   Tag.color: new required attribute without a default or source
-                    remedy: add a default (`color: { type: string, default: … }`), make it optional, or write \(hint) with a policy for Tag
+                    remedy: add a default (`color: { type: string, default: … }`), make it optional, or write \(hint) \
+                with a policy for Tag
 
                 """)
     }
@@ -149,7 +152,10 @@ import Testing
         #expect(mapping["sourceVersion"] as? Int == 1)
         #expect(mapping["destinationVersion"] as? Int == 2)
         let entities = try #require(mapping["entityMappings"] as? [[String: Any]])
-        #expect(entities.map { $0["name"] as? String } == ["OrderToOrder", "PersonToPerson", "NothingToTag", "ZoneToZone", "LegacyToNothing"])
+        #expect(
+            entities.map { $0["name"] as? String } == [
+                "OrderToOrder", "PersonToPerson", "NothingToTag", "ZoneToZone", "LegacyToNothing",
+            ])
         #expect(entities.map { $0["kind"] as? String } == ["copy", "transform", "add", "copy", "remove"])
         // The same run gives the same bytes.
         #expect(try Self.diff(["1", "2", "--json"], in: folder).stdout == result.stdout)
@@ -162,8 +168,14 @@ import Testing
         #expect(result.status == 4)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let refusals = try #require(object["refusals"] as? [[String: Any]])
-        #expect(refusals.map { $0["kind"] as? String } == ["typeChange", "requiredWithoutDefault", "requiredWithoutDefault"])
-        #expect(refusals.map { "\($0["entity"] as? String ?? "").\($0["property"] as? String ?? "")" } == ["Person.age", "Person.phone", "Tag.color"])
+        #expect(
+            refusals.map { $0["kind"] as? String } == [
+                "typeChange", "requiredWithoutDefault", "requiredWithoutDefault",
+            ])
+        #expect(
+            refusals.map { "\($0["entity"] as? String ?? "").\($0["property"] as? String ?? "")" } == [
+                "Person.age", "Person.phone", "Tag.color",
+            ])
         #expect(object["mapping"] == nil)
     }
 
@@ -173,7 +185,9 @@ import Testing
         try folder.write(
             "Models/Shop/3.yaml",
             Self.v2.replacingOccurrences(of: "version: 2", with: "version: 3")
-                .replacingOccurrences(of: "name: { type: string, renamedFrom: fullName }", with: "displayName: { type: string, renamedFrom: name }"))
+                .replacingOccurrences(
+                    of: "name: { type: string, renamedFrom: fullName }",
+                    with: "displayName: { type: string, renamedFrom: name }"))
         let result = try Self.diff(["1", "3"], in: folder)
         #expect(result.status == 0)
         #expect(result.stdout.contains("\n  displayName  renamed from fullName\n"))
@@ -227,8 +241,8 @@ import Testing
         #expect(result.stdout.hasPrefix("Shop 2 → 3: mapping file \(path) merged over inference\n"))
         #expect(
             result.stderr == """
-                warning: \(path) names policy 'AddPhone', which is not compiled into this migrate: \
-                `plan` and `apply` of that hop need a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
+                warning: \(path) names policy 'AddPhone', which is not compiled into this migrate: `plan` and `apply` \
+                of that hop need a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
 
                 """)
     }
@@ -236,7 +250,8 @@ import Testing
     @Test func badMappingFileExits1WithItsPosition() throws {
         let folder = try Self.project()
         defer { folder.remove() }
-        let path = try folder.write("Migrations/Shop/2-to-3.yaml", "entities:\n  Persn:\n    properties:\n      age: { default: 0 }\n")
+        let path = try folder.write(
+            "Migrations/Shop/2-to-3.yaml", "entities:\n  Persn:\n    properties:\n      age: { default: 0 }\n")
         let result = try Self.diff(["2", "3"], in: folder)
         #expect(result.status == 1)
         #expect(result.stdout == "")

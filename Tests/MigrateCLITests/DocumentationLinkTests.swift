@@ -87,7 +87,9 @@ import Testing
         let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
         let pathPart = String(parts[0])
         let folder = (document as NSString).deletingLastPathComponent
-        let file = pathPart.isEmpty ? document : ((folder as NSString).appendingPathComponent(pathPart) as NSString).standardizingPath
+        let file =
+            pathPart.isEmpty
+            ? document : ((folder as NSString).appendingPathComponent(pathPart) as NSString).standardizingPath
         guard FileManager.default.fileExists(atPath: root + "/" + file) else { return "no file \(file)" }
         guard parts.count == 2 else { return nil }
         guard file.hasSuffix(".md"), let text = try? String(contentsOfFile: root + "/" + file, encoding: .utf8) else {
@@ -111,13 +113,20 @@ import Testing
     }
 
     @Test func anchorsAreSluggedAsGitHubSlugsThem() {
-        let markdown = "# The `migrate` command\n## Stores from Apple's Core Data\n```\n# not a heading\n```\n## Fleets\n### Fleets\n"
-        #expect(Self.anchors(of: markdown) == ["the-migrate-command", "stores-from-apples-core-data", "fleets", "fleets-1"])
+        let markdown =
+            """
+            # The `migrate` command\n## Stores from Apple's Core Data\n```\n# not a heading\n```\n## Fleets\n### \
+            Fleets\n
+            """
+        #expect(
+            Self.anchors(of: markdown) == ["the-migrate-command", "stores-from-apples-core-data", "fleets", "fleets-1"])
     }
 
     @Test func aDeadFileOrAnchorIsNamed() {
         #expect(Self.problem(with: "Docs/NoSuch.md", in: "README.md") == "no file Docs/NoSuch.md")
-        #expect(Self.problem(with: "CLI.md#no-such-heading", in: "Docs/CLI.md") == "no heading #no-such-heading in Docs/CLI.md")
+        #expect(
+            Self.problem(with: "CLI.md#no-such-heading", in: "Docs/CLI.md")
+                == "no heading #no-such-heading in Docs/CLI.md")
         #expect(Self.problem(with: "../README.md#exit-codes", in: "Docs/CLI.md") == nil)
         #expect(Self.problem(with: "../Examples/Library", in: "Docs/Migrations.md") == nil)
     }

@@ -34,7 +34,8 @@ import Testing
         #expect(process.terminationReason == .exit, "\(stderr)")
         #expect(process.terminationStatus == 0, "\(stderr)")
         #expect(
-            stderr.contains("warning: standard output could not be written (Broken pipe); what it received is incomplete"),
+            stderr.contains(
+                "warning: standard output could not be written (Broken pipe); what it received is incomplete"),
             "\(stderr)")
         let status = try f.migrate(["status"] + f.models + [store])
         #expect(status.status == 0, "\(status)")
@@ -52,7 +53,10 @@ import Testing
         for arguments in [["apply", "--json", "broken.sqlite"], ["fleet", "apply", "--json", "broken.sqlite"]] {
             let (process, stderr) = try Self.runWithStdoutClosed(arguments + f.models, in: f)
             #expect(process.terminationStatus == 1, "\(stderr)")
-            #expect(stderr.contains("warning: standard output could not be written (Broken pipe); what it received is incomplete"), "\(stderr)")
+            #expect(
+                stderr.contains(
+                    "warning: standard output could not be written (Broken pipe); what it received is incomplete"),
+                "\(stderr)")
         }
     }
 
@@ -87,10 +91,12 @@ import Testing
         let dead = try Self.deadProcessID()
         let live = getpid()
         let leftovers = [
-            "migrate-read.mm-scratch.read.\(dead).0.\(Self.namespace).1a2b3c", "migrate-import.mm-scratch.import.\(dead).0.\(Self.namespace).ff00",
+            "migrate-read.mm-scratch.read.\(dead).0.\(Self.namespace).1a2b3c",
+            "migrate-import.mm-scratch.import.\(dead).0.\(Self.namespace).ff00",
         ]
         for name in leftovers {
-            try FileManager.default.createDirectory(atPath: temporary.file(name + "/inner"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: temporary.file(name + "/inner"), withIntermediateDirectories: true)
             try temporary.write(name + "/inner/copy.sqlite", "bytes")
         }
         let kept = "migrate-read.mm-scratch.read.\(live).0.\(Self.namespace).abcdef"
@@ -106,10 +112,12 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: unrelated))
         #expect(
             result.stderr.contains(
-                "note: removed \(temporary.file(leftovers[0])) (a private copy made to read a store left by migrate process \(dead), "
+                "note: removed \(temporary.file(leftovers[0])) (a private copy made to read a store left by migrate "
+                    + "process \(dead), "
                     + "which is gone)"), "\(result.stderr)")
         #expect(
-            result.stderr.contains("note: removed \(temporary.file(leftovers[1])) (an import's unfinished output"), "\(result.stderr)")
+            result.stderr.contains("note: removed \(temporary.file(leftovers[1])) (an import's unfinished output"),
+            "\(result.stderr)")
     }
 
     /// `kill -9` during `apply --backup-dir`'s copy leaves a partial copy in the store's
@@ -138,14 +146,17 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: first + "-journal"))
         let shown = (filed as NSString).appendingPathComponent((first as NSString).lastPathComponent)
         #expect(
-            apply.stderr == "note: removed \(shown) (a partial backup copy left by migrate process \(dead), which is gone)\n", "\(apply)")
+            apply.stderr
+                == "note: removed \(shown) (a partial backup copy left by migrate process \(dead), which is gone)\n",
+            "\(apply)")
         let second = try plant()
         let restore = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups"])
         #expect(restore.status == 0, "\(restore)")
         #expect(!FileManager.default.fileExists(atPath: second))
         #expect(restore.stderr.hasPrefix("note: removed \(shown) (a partial backup copy"), "\(restore)")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder)
-        #expect(names.count == 1 && names[0].hasPrefix("contacts.v1-to-3.") && names[0].hasSuffix(".sqlite"), "\(names)")
+        #expect(
+            names.count == 1 && names[0].hasPrefix("contacts.v1-to-3.") && names[0].hasSuffix(".sqlite"), "\(names)")
     }
 
     /// A read-only command on a store whose hot journal or WAL must be recovered in a
@@ -162,7 +173,8 @@ import Testing
         defer { temporary.remove() }
         let arguments = [command[0]] + f.models + [store] + command.dropFirst()
         let result = try CommandRunner.run(
-            "/bin/bash", ["-c", "ulimit -f 4; exec \"$0\" \"$@\"", CommandRunner.migratePath] + arguments, in: f.directory.path,
+            "/bin/bash", ["-c", "ulimit -f 4; exec \"$0\" \"$@\"", CommandRunner.migratePath] + arguments,
+            in: f.directory.path,
             environment: ["TMPDIR": temporary.path])
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("set TMPDIR to a folder with room"), "\(result)")
@@ -178,7 +190,8 @@ import Testing
         defer { f.remove() }
         try FileManager.default.createDirectory(atPath: f.path("real"), withIntermediateDirectories: true)
         _ = try f.createContacts("real/contacts.sqlite", version: 1)
-        try FileManager.default.createSymbolicLink(atPath: f.path("link.sqlite"), withDestinationPath: "real/contacts.sqlite")
+        try FileManager.default.createSymbolicLink(
+            atPath: f.path("link.sqlite"), withDestinationPath: "real/contacts.sqlite")
         let apply = try f.migrate(["apply"] + f.models + ["link.sqlite", "--backup-dir", "backups"])
         #expect(apply.status == 0, "\(apply)")
         let restore = try f.migrate(["restore", "--json"] + f.models + ["link.sqlite", "--backup-dir", "backups"])
@@ -197,7 +210,11 @@ import Testing
         let store = try f.createContacts(version: 3)
         let filed = "backups" + (f.directory.path as NSString).resolvingSymlinksInPath
         try FileManager.default.createDirectory(atPath: f.path(filed), withIntermediateDirectories: true)
-        let name = "contacts.v1-to-3.20260101T000000Z.sqlite.mm-scratch.backup.\(try Self.deadProcessID()).0.\(Self.namespace).c0ffee"
+        let name =
+            """
+            contacts.v1-to-3.20260101T000000Z.sqlite.mm-scratch.backup.\(try Self.deadProcessID()).0.\
+            \(Self.namespace).c0ffee
+            """
         try f.directory.write("\(filed)/\(name)", "partial")
         let apply = try f.migrate(["apply"] + f.models + [store, "--backup-dir", "backups"])
         #expect(apply.status == 0, "\(apply)")
@@ -222,7 +239,8 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         process.standardError = err
         try process.run()
-        try input.fileHandleForWriting.write(contentsOf: Data(#"{"firstName":"Ann","lastName":"Lee","email":"a@x","age":3}"#.utf8 + [10]))
+        try input.fileHandleForWriting.write(
+            contentsOf: Data(#"{"firstName":"Ann","lastName":"Lee","email":"a@x","age":3}"#.utf8 + [10]))
         Thread.sleep(forTimeInterval: 1.5)
         kill(process.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(10)
@@ -247,7 +265,8 @@ import Testing
         try f.directory.write("p.jsonl", #"{"firstName":"A","lastName":"B","email":"e","age":3}"# + "\n")
         #expect(try f.migrate(["load"] + f.models + [store, "Person", "p.jsonl"]).status == 0)
         let before = FileManager.default.contents(atPath: f.path(store))
-        let delete = try f.migrate(["delete"] + f.models + [store, "Person", "--where", "NOT (abs:(age - 3 - 9223372036854775807 - 1) > 5)"])
+        let delete = try f.migrate(
+            ["delete"] + f.models + [store, "Person", "--where", "NOT (abs:(age - 3 - 9223372036854775807 - 1) > 5)"])
         #expect(delete.status == 1, "\(delete)")
         #expect(delete.stderr.contains("abs: of -9223372036854775808 is 2^63, beyond Integer 64"), "\(delete)")
         #expect(FileManager.default.contents(atPath: f.path(store)) == before)

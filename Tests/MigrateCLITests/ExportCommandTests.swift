@@ -27,10 +27,12 @@ import Testing
         try project.write("Models/Notes/1.yaml", Self.v1)
         try project.write("Models/Notes/2.yaml", Self.v2)
 
-        let export = try CommandRunner.migrate(["export", "--model", "Notes", "-o", "Notes.xcdatamodeld"], in: project.path)
+        let export = try CommandRunner.migrate(
+            ["export", "--model", "Notes", "-o", "Notes.xcdatamodeld"], in: project.path)
         #expect(export.status == 0, "\(export.stderr)")
         #expect(export.stdout == "wrote Notes.xcdatamodeld: 2 versions, current Notes 2.xcdatamodel\n")
-        let contents = try String(contentsOfFile: project.file("Notes.xcdatamodeld/Notes 2.xcdatamodel/contents"), encoding: .utf8)
+        let contents = try String(
+            contentsOfFile: project.file("Notes.xcdatamodeld/Notes 2.xcdatamodel/contents"), encoding: .utf8)
         #expect(contents.contains(#"<attribute name="body" attributeType="String" elementID="text"/>"#))
         #expect(
             try String(contentsOfFile: project.file("Notes.xcdatamodeld/.xccurrentversion"), encoding: .utf8)
@@ -42,15 +44,18 @@ import Testing
         let again = try CommandRunner.migrate(["compile", "--summary", "Again/Notes"], in: project.path)
         #expect(original.stdout == again.stdout)
 
-        let refused = try CommandRunner.migrate(["export", "--model", "Notes", "-o", "Notes.xcdatamodeld"], in: project.path)
+        let refused = try CommandRunner.migrate(
+            ["export", "--model", "Notes", "-o", "Notes.xcdatamodeld"], in: project.path)
         #expect(refused.status == 1)
         #expect(refused.stderr == "error: Notes.xcdatamodeld exists; pass --force to replace it\n")
-        let forced = try CommandRunner.migrate(["export", "--model", "Notes", "-o", "Notes.xcdatamodeld", "--force", "--json"], in: project.path)
+        let forced = try CommandRunner.migrate(
+            ["export", "--model", "Notes", "-o", "Notes.xcdatamodeld", "--force", "--json"], in: project.path)
         #expect(forced.status == 0)
         let report = try #require(try JSONSerialization.jsonObject(with: Data(forced.stdout.utf8)) as? [String: Any])
         #expect(report["versions"] as? [String] == ["Notes.xcdatamodel", "Notes 2.xcdatamodel"])
 
-        let unknown = try CommandRunner.migrate(["export", "--model", "Nope", "-o", "Nope.xcdatamodeld"], in: project.path)
+        let unknown = try CommandRunner.migrate(
+            ["export", "--model", "Nope", "-o", "Nope.xcdatamodeld"], in: project.path)
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("no such model folder (models under ./Models: Notes)"))
         let badName = try CommandRunner.migrate(["export", "--model", "Notes", "-o", "Notes.bundle"], in: project.path)
@@ -64,7 +69,8 @@ import Testing
         let project = try TemporaryDirectory(prefix: "ExportCommandTests")
         defer { project.remove() }
         try project.write("Models/Notes/1.yaml", Self.v1)
-        try project.write("Models/Notes/2.yaml", Self.v2.replacingOccurrences(of: "pinned: {", with: "words: integer32?, pinned: {"))
+        try project.write(
+            "Models/Notes/2.yaml", Self.v2.replacingOccurrences(of: "pinned: {", with: "words: integer32?, pinned: {"))
         let mapping = """
             entities:
               Note:
@@ -77,7 +83,8 @@ import Testing
             """
         try project.write("Migrations/Notes/1-to-2.yaml", mapping)
 
-        let export = try CommandRunner.migrate(["export", "--model", "Notes", "-o", "Xcode/Notes.xcdatamodeld"], in: project.path)
+        let export = try CommandRunner.migrate(
+            ["export", "--model", "Notes", "-o", "Xcode/Notes.xcdatamodeld"], in: project.path)
         #expect(export.status == 0, "\(export.stderr)")
         #expect(
             export.stdout == """
@@ -87,17 +94,25 @@ import Testing
 
                 """)
         #expect(
-            export.stderr == "warning: not exported (no place in Xcode's format): 1-to-2.yaml: Note.words: onFailure: nil has no place "
+            export.stderr
+                == "warning: not exported (no place in Xcode's format): 1-to-2.yaml: Note.words: onFailure: nil has no "
+                + "place "
                 + "in Xcode's format (Core Data fails the migration on a value that does not convert)\n")
-        let xml = try String(contentsOfFile: project.file("Xcode/Notes 1 to 2.xcmappingmodel/xcmapping.xml"), encoding: .utf8)
-        #expect(xml.contains("<attribute name=\"sourcemodelpath\" type=\"string\">Notes.xcdatamodeld/Notes.xcdatamodel</attribute>"))
+        let xml = try String(
+            contentsOfFile: project.file("Xcode/Notes 1 to 2.xcmappingmodel/xcmapping.xml"), encoding: .utf8)
+        #expect(
+            xml.contains(
+                "<attribute name=\"sourcemodelpath\" type=\"string\">Notes.xcdatamodeld/Notes.xcdatamodel</attribute>"))
         #expect(xml.contains("<attribute name=\"migrationpolicyclassname\" type=\"string\">NotePolicy</attribute>"))
         let stub = try String(contentsOfFile: project.file("Xcode/NotePolicy.swift"), encoding: .utf8)
         #expect(stub.contains("@objc(bodyFromText:)"))
 
         // Import of the export: the same mapping file, but for comments and the onFailure Xcode cannot hold.
         let again = try CommandRunner.migrate(
-            ["import", "Xcode/Notes.xcdatamodeld", "-o", "Again", "--mapping-models", "Xcode", "--migrations-out", "Back"], in: project.path)
+            [
+                "import", "Xcode/Notes.xcdatamodeld", "-o", "Again", "--mapping-models", "Xcode", "--migrations-out",
+                "Back",
+            ], in: project.path)
         #expect(again.status == 0 || again.status == 4, "\(again.stderr)")
         let back = try String(contentsOfFile: project.file("Back/Notes/1-to-2.yaml"), encoding: .utf8)
         #expect(
@@ -112,12 +127,15 @@ import Testing
                 """))
 
         // Everything exists: refused, naming each; --force replaces; --json lists the mapping models.
-        let refused = try CommandRunner.migrate(["export", "--model", "Notes", "-o", "Xcode/Notes.xcdatamodeld"], in: project.path)
+        let refused = try CommandRunner.migrate(
+            ["export", "--model", "Notes", "-o", "Xcode/Notes.xcdatamodeld"], in: project.path)
         #expect(refused.status == 1)
         #expect(
-            refused.stderr == "error: Xcode/Notes.xcdatamodeld, Xcode/Notes 1 to 2.xcmappingmodel, Xcode/NotePolicy.swift exist; "
+            refused.stderr
+                == "error: Xcode/Notes.xcdatamodeld, Xcode/Notes 1 to 2.xcmappingmodel, Xcode/NotePolicy.swift exist; "
                 + "pass --force to replace them\n")
-        let forced = try CommandRunner.migrate(["export", "--model", "Notes", "-o", "Xcode/Notes.xcdatamodeld", "--force", "--json"], in: project.path)
+        let forced = try CommandRunner.migrate(
+            ["export", "--model", "Notes", "-o", "Xcode/Notes.xcdatamodeld", "--force", "--json"], in: project.path)
         #expect(forced.status == 0, "\(forced.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(forced.stdout.utf8)) as? [String: Any])
         let models = try #require(report["mappingModels"] as? [[String: Any]])
@@ -127,7 +145,8 @@ import Testing
 
         // A mapping file that does not load: exit 1, nothing written.
         try project.write("Migrations/Notes/1-to-2.yaml", "entities:\n  Note:\n    colour: red\n")
-        let broken = try CommandRunner.migrate(["export", "--model", "Notes", "-o", "Fresh/Notes.xcdatamodeld"], in: project.path)
+        let broken = try CommandRunner.migrate(
+            ["export", "--model", "Notes", "-o", "Fresh/Notes.xcdatamodeld"], in: project.path)
         #expect(broken.status == 1)
         #expect(broken.stderr.contains("colour"), "\(broken.stderr)")
         #expect(!FileManager.default.fileExists(atPath: project.file("Fresh")))

@@ -7,7 +7,8 @@ import Testing
 /// stops on SIGTERM (`apply`).
 @Suite struct ExpressionFailureCommandTests {
     func update(_ shop: MigrationScenario, _ arguments: [String]) throws -> CommandResult {
-        try CommandRunner.migrate(["update", shop.storePath, "Customer"] + arguments + ["--models", shop.modelsFolder])
+        try CommandRunner.migrate(
+            ["update", shop.storePath, "Customer"] + arguments + ["--models", shop.modelsFolder])
     }
 
     /// `substringFromIndex:` past the end fails the update as it fails a migration
@@ -16,16 +17,19 @@ import Testing
         let shop = try ShopModel.scenario()
         defer { shop.remove() }
         let before = try StoreDump.dump(shop.storePath)
-        let result = try update(shop, ["--set", "note = FUNCTION(name, 'substringFromIndex:', 99)", "--where", "name == 'Ann'"])
+        let result = try update(
+            shop, ["--set", "note = FUNCTION(name, 'substringFromIndex:', 99)", "--where", "name == 'Ann'"])
         #expect(result.status == 1)
         #expect(
             result.stderr == """
-                error: Customer 1: note: substringFromIndex: 99 is beyond the end of 'Ann' (3 UTF-16 units); nothing was changed
+                error: Customer 1: note: substringFromIndex: 99 is beyond the end of 'Ann' (3 UTF-16 units); nothing \
+                was changed
 
                 """)
         #expect(try StoreDump.dump(shop.storePath) == before)
         // Within the text it is set.
-        let fits = try update(shop, ["--set", "note = FUNCTION(name, 'substringFromIndex:', 1)", "--where", "name == 'Ann'"])
+        let fits = try update(
+            shop, ["--set", "note = FUNCTION(name, 'substringFromIndex:', 1)", "--where", "name == 'Ann'"])
         #expect(fits.status == 0, "\(fits.stderr)")
         #expect(try shop.rows("SELECT ZNOTE FROM ZCUSTOMER WHERE Z_PK = 1").map { "\($0[0])" } == ["'nn'"])
     }
@@ -50,7 +54,8 @@ import Testing
         let shop = try ShopModel.scenario()
         defer { shop.remove() }
         let before = try StoreDump.dump(shop.storePath)
-        let result = try update(shop, ["--set", "visits = visits * 9223372036854775807 * 4", "--where", "name == 'Ann'"])
+        let result = try update(
+            shop, ["--set", "visits = visits * 9223372036854775807 * 4", "--where", "name == 'Ann'"])
         #expect(result.status == 1)
         #expect(
             result.stderr == """
@@ -62,7 +67,8 @@ import Testing
     }
 
     static let notes1 = "model: Notes\nversion: 1\nentities:\n  Note:\n    attributes: { text: string }\n"
-    static let notes2 = "model: Notes\nversion: 2\nentities:\n  Note:\n    attributes: { text: string, clean: string? }\n"
+    static let notes2 =
+        "model: Notes\nversion: 2\nentities:\n  Note:\n    attributes: { text: string, clean: string? }\n"
 
     /// `(a+)+$` on `aaa…ab` backtracks 2^n times: SIGTERM stops the match itself,
     /// within seconds, and the apply rolls back; in a value and in a filter.
@@ -81,15 +87,18 @@ import Testing
         // than the wait below, however fast the machine.
         let backtracking = #"{"text": "\#(String(repeating: "a", count: 60))b"}"# + "\n"
         try directory.write("notes.jsonl", #"{"text": "short"}"# + "\n" + String(repeating: backtracking, count: 60))
-        let create = try CommandRunner.migrate(["create", "--models", "Models", "--model", "Notes", "--version", "1", "notes.sqlite"], in: directory.path)
+        let create = try CommandRunner.migrate(
+            ["create", "--models", "Models", "--model", "Notes", "--version", "1", "notes.sqlite"], in: directory.path)
         #expect(create.status == 0, "\(create.stderr)")
-        let load = try CommandRunner.migrate(["load", "--models", "Models", "notes.sqlite", "Note", "notes.jsonl"], in: directory.path)
+        let load = try CommandRunner.migrate(
+            ["load", "--models", "Models", "notes.sqlite", "Note", "notes.jsonl"], in: directory.path)
         #expect(load.status == 0, "\(load.stderr)")
         let store = directory.file("notes.sqlite")
         let before = try StoreDump.dump(store)
         let bytes = FileManager.default.contents(atPath: store)
 
-        let run = try BackgroundMigrate(["apply", "notes.sqlite", "--models", "Models", "--migrations", "Migrations"], in: directory.path)
+        let run = try BackgroundMigrate(
+            ["apply", "notes.sqlite", "--models", "Models", "--migrations", "Migrations"], in: directory.path)
         run.waitUntilItOpens(store)
         // Long enough to be inside the matching (planning the store itself takes far less).
         Thread.sleep(forTimeInterval: 2)

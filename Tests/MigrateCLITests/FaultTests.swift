@@ -11,7 +11,8 @@ import Testing
     /// write past the limit fails with EFBIG as on a full disk.
     func migrateWithFileLimit(_ f: StockFixture, kib: Int, _ arguments: [String]) throws -> CommandResult {
         let quoted = ([CommandRunner.migratePath] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        return try CommandRunner.run("/bin/bash", ["-c", "ulimit -f \(kib); trap '' XFSZ; exec \(quoted)"], in: f.directory.path)
+        return try CommandRunner.run(
+            "/bin/bash", ["-c", "ulimit -f \(kib); trap '' XFSZ; exec \(quoted)"], in: f.directory.path)
     }
 
     /// The store can grow only a little: the rebuild fails half-way, `apply` rolls
@@ -25,7 +26,12 @@ import Testing
         let result = try migrateWithFileLimit(f, kib: size / 1024 + 64, ["apply"] + f.models + [store])
         #expect(result.status == 1, "\(result)")
         #expect(
-            result.stderr.contains("the system could not read or write the store: the disk may be full, a file-size limit reached, or the device failing")
+            result.stderr.contains(
+                """
+                the system could not read or write the store: the disk may be full, a file-size limit reached, or the \
+                device failing
+                """
+            )
                 || result.stderr.contains("the disk is full"), "\(result.stderr)")
         #expect(result.stderr.hasSuffix("; nothing was changed\n"), "\(result.stderr)")
         // The statement that failed (a rebuild's INSERT … SELECT runs long) is not in
@@ -37,7 +43,8 @@ import Testing
         #expect(lines.count >= 2 && lines[lines.count - 2].hasSuffix("; nothing was changed"), "\(verbose.stderr)")
         #expect(lines.last?.hasPrefix("  in: ") == true, "\(verbose.stderr)")
         let json = try migrateWithFileLimit(f, kib: size / 1024 + 64, ["apply", "--json"] + f.models + [store])
-        let error = try #require(JSONOutputTests.objects(json.stdout).last?["error"] as? [String: Any], "\(json.stdout)")
+        let error = try #require(
+            JSONOutputTests.objects(json.stdout).last?["error"] as? [String: Any], "\(json.stdout)")
         #expect(error["statement"] as? String == lines.last.map { String($0.dropFirst(6)) })
         #expect((error["message"] as? String)?.contains("— in `") == false)
         #expect(f.snapshot(store) == before)
@@ -55,10 +62,14 @@ import Testing
         let store = try f.store(items: StockFixture.largeItems)
         let before = f.snapshot(store)
         let size = try #require(before.bytes?.count)
-        let result = try migrateWithFileLimit(f, kib: size / 2048, ["apply", "--backup", "backup.sqlite"] + f.models + [store])
+        let result = try migrateWithFileLimit(
+            f, kib: size / 2048, ["apply", "--backup", "backup.sqlite"] + f.models + [store])
         #expect(result.status == 1, "\(result)")
         #expect(
-            result.stderr.contains("\nerror: \(f.directory.path): cannot write the backup there: the file-size limit was reached (the copy needs "),
+            result.stderr.contains(
+                "\nerror: \(f.directory.path): cannot write the backup there: the file-size limit was reached "
+                    + "(the copy needs "
+            ),
             "\(result.stderr)")
         #expect(
             result.stderr.hasSuffix(
@@ -72,7 +83,9 @@ import Testing
         // A backup that succeeds is complete at its path, with nothing beside it.
         #expect(try f.migrate(["apply", "--backup", "backup.sqlite"] + f.models + [store]).status == 0)
         #expect(try f.directory.contents() == ["Models", "backup.sqlite", "stock.sqlite"])
-        #expect(try StockStore.summary(path: f.path("backup.sqlite")) == StockStore.expected(version: 1, items: StockFixture.largeItems))
+        #expect(
+            try StockStore.summary(path: f.path("backup.sqlite"))
+                == StockStore.expected(version: 1, items: StockFixture.largeItems))
     }
 
     /// A named pipe is refused at once (opening it would block), a symbolic link to
@@ -93,7 +106,8 @@ import Testing
         #expect(try f.summary(store) == StockStore.expected(version: 2, items: StockFixture.smallItems))
         #expect(try f.directory.contents() == ["Models", "link.sqlite", "pipe.sqlite", "stock.sqlite"])
 
-        try FileManager.default.createSymbolicLink(atPath: f.path("dangling.sqlite"), withDestinationPath: f.path("gone.sqlite"))
+        try FileManager.default.createSymbolicLink(
+            atPath: f.path("dangling.sqlite"), withDestinationPath: f.path("gone.sqlite"))
         let dangling = try f.migrate(["status"] + f.models + ["dangling.sqlite"])
         #expect(dangling.status == 1)
         #expect(dangling.stderr == "error: dangling.sqlite: a symbolic link to a file that does not exist\n")
@@ -107,7 +121,9 @@ import Testing
         #expect(try f.migrate(["apply"] + f.models + [store]).status == 0)
         let clean = try f.migrate(["apply", "--verify"] + f.models + [store])
         #expect(clean.status == 0, "\(clean)")
-        #expect(clean.stdout.hasPrefix("stock.sqlite: Stock version 2 is current; nothing to do; --verify: "), "\(clean.stdout)")
+        #expect(
+            clean.stdout.hasPrefix("stock.sqlite: Stock version 2 is current; nothing to do; --verify: "),
+            "\(clean.stdout)")
 
         // Damage the root page of the item table (planning never reads it).
         let root = try StockStore.rootPage(path: f.path(store), table: "ZITEM")

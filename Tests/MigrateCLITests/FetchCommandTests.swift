@@ -11,7 +11,8 @@ import Testing
     @Test func jsonLinesWithSubentitiesLabelled() throws {
         let shop = try ShopModel.scenario()
         defer { shop.remove() }
-        let result = try fetch(shop, ["Product", "--json", "--sort", "-price", "--properties", "name,price,orders.@count"])
+        let result = try fetch(
+            shop, ["Product", "--json", "--sort", "-price", "--properties", "name,price,orders.@count"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stdout == """
@@ -21,13 +22,20 @@ import Testing
 
                 """)
         let own = try fetch(shop, ["Product", "--json", "--no-subentities", "--properties", "name"])
-        #expect(own.stdout == "{\"_pk\":1,\"_entity\":\"Product\",\"name\":\"Book\"}\n{\"_pk\":2,\"_entity\":\"Product\",\"name\":\"Pen\"}\n")
+        #expect(
+            own.stdout
+                == """
+                {\"_pk\":1,\"_entity\":\"Product\",\"name\":\"Book\"}\n{\"_pk\":2,\"_entity\":\"Product\",\
+                \"name\":\"Pen\"}\n
+                """
+        )
         // Default properties: the subentity's own attribute only on its rows.
         let all = try fetch(shop, ["Product", "--json", "--where", "name == 'Lamp' OR name == 'Pen'"])
         #expect(
             all.stdout == """
                 {"_pk":2,"_entity":"Product","name":"Pen","pages":null,"price":"1.20"}
-                {"_pk":3,"_entity":"FavoriteProduct","name":"Lamp","pages":"n/a","price":"30.00","addedAt":"2001-01-01T00:08:20Z"}
+                {"_pk":3,"_entity":"FavoriteProduct","name":"Lamp","pages":"n/a","price":"30.00",\
+                "addedAt":"2001-01-01T00:08:20Z"}
 
                 """)
     }
@@ -38,7 +46,8 @@ import Testing
         let table = try fetch(
             shop,
             [
-                "Customer", "--where", "visits > 0", "--sort", "city.name,-visits", "--properties", "name,visits,city.name",
+                "Customer", "--where", "visits > 0", "--sort", "city.name,-visits", "--properties",
+                "name,visits,city.name",
                 "--limit", "2", "--offset", "1",
             ])
         #expect(table.status == 0, "\(table.stderr)")
@@ -63,7 +72,8 @@ import Testing
         let before = try Data(contentsOf: URL(fileURLWithPath: shop.storePath))
         let bad = try fetch(shop, ["Customer", "--where", "visits >> 3"])
         #expect(bad.status == 64)
-        #expect(bad.stderr == "error: --where: column 9: expected an expression, found '>'\n  visits >> 3\n          ^\n")
+        #expect(
+            bad.stderr == "error: --where: column 9: expected an expression, found '>'\n  visits >> 3\n          ^\n")
         let hostile = try fetch(shop, ["Customer", "--where", "name == \"x'); DELETE FROM ZCUSTOMER; --\""])
         #expect(hostile.status == 0)
         #expect(hostile.stdout == "Z_PK  code  email  joinedAt  name  note  vip  visits  city\n(0 objects)\n")
@@ -74,7 +84,9 @@ import Testing
         #expect(unknownEntity.status == 64)
         #expect(unknownEntity.stderr.hasPrefix("error: unknown entity 'Custome' (did you mean 'Customer'?)"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: shop.storePath)) == before)
-        for suffix in ["-wal", "-shm", "-journal"] { #expect(!FileManager.default.fileExists(atPath: shop.storePath + suffix)) }
+        for suffix in ["-wal", "-shm", "-journal"] {
+            #expect(!FileManager.default.fileExists(atPath: shop.storePath + suffix))
+        }
     }
 
     /// A store at an older version is read at its own version (stderr says so), by
@@ -83,7 +95,8 @@ import Testing
         let shop = try MigrationScenario(
             "Shop",
             versions: [
-                ShopModel.yaml, ShopModel.yaml.replacingOccurrences(of: "note: string?", with: "note: string?\n      phone: string?"),
+                ShopModel.yaml,
+                ShopModel.yaml.replacingOccurrences(of: "note: string?", with: "note: string?\n      phone: string?"),
             ])
         defer { shop.remove() }
         let before = try Data(contentsOf: URL(fileURLWithPath: shop.storePath))
@@ -92,11 +105,13 @@ import Testing
         #expect(result.stdout == "0\n")
         #expect(
             result.stderr == """
-                note: \(shop.storePath) is at version 1 of Shop (the current version is 2); reading it at its own version \
-                (`migrate apply \(shop.storePath)` migrates it)
+                note: \(shop.storePath) is at version 1 of Shop (the current version is 2); reading it at its own \
+                version (`migrate apply \(shop.storePath)` migrates it)
 
                 """)
-        let update = try CommandRunner.migrate(["update", shop.storePath, "Customer", "--set", "visits = 1", "--models", shop.modelsFolder])
+        let update = try CommandRunner.migrate([
+            "update", shop.storePath, "Customer", "--set", "visits = 1", "--models", shop.modelsFolder,
+        ])
         #expect(update.status == 3)
         #expect(
             update.stderr == """
@@ -107,9 +122,13 @@ import Testing
         // A dry run changes nothing, so it reads the store at its own version too.
         for command in [["update", "--set", "visits = 1"], ["delete"]] {
             let dryRun = try CommandRunner.migrate(
-                [command[0], shop.storePath, "Customer"] + command.dropFirst() + ["--dry-run", "--models", shop.modelsFolder])
+                [command[0], shop.storePath, "Customer"] + command.dropFirst() + [
+                    "--dry-run", "--models", shop.modelsFolder,
+                ])
             #expect(dryRun.status == 0)
-            let counts = command[0] == "update" ? "update 0 objects" : "delete 0 objects; 0 references cleared, 0 join rows removed"
+            let counts =
+                command[0] == "update"
+                ? "update 0 objects" : "delete 0 objects; 0 references cleared, 0 join rows removed"
             #expect(dryRun.stdout == "would \(counts); dry run, nothing was changed\n")
             #expect(dryRun.stderr == result.stderr)
         }

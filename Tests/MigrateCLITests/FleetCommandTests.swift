@@ -57,7 +57,10 @@ import Testing
         try f.directory.write("fleet/broken/garbage.sqlite", "this is not a database\n")
         let v1Bytes = try StockTemplates.shared.bytes(items: Self.items)
         try f.directory.write("fleet/broken/truncated.sqlite", bytes: Array(v1Bytes.prefix(4096)))
-        let foreign = try f.migrate(["create", "--models", TestModels.modelsFolder, "--model", "Contacts", "--version", "1", "fleet/broken/contacts.sqlite"])
+        let foreign = try f.migrate([
+            "create", "--models", TestModels.modelsFolder, "--model", "Contacts", "--version", "1",
+            "fleet/broken/contacts.sqlite",
+        ])
         #expect(foreign.status == 0, "\(foreign.stderr)")
         try f.store("fleet/broken/badentity.sqlite")
         try SQLiteFile.execute(f.path("fleet/broken/badentity.sqlite"), "UPDATE ZITEM SET Z_ENT = 9 WHERE Z_PK = 5")
@@ -80,10 +83,15 @@ import Testing
         let versions = try #require(summary["versions"] as? [[String: Any]])
         #expect(
             versions.map { "\($0["model"]!) \($0["version"]!) \($0["stores"]!) \($0["status"]!)" }
-                == ["Stock 1 151 migration-needed", "Stock 1 1 failed", "Stock 2 40 current"])  // badentity: version 1, unplannable
+                == [
+                    """
+                    Stock 1 151 migration-needed
+                    """, "Stock 1 1 failed", "Stock 2 40 current",
+                ])  // badentity: version 1, unplannable
 
         let lock = try WriteLock(path: f.path("fleet/broken/locked.sqlite"))
-        let apply = try f.migrate(["fleet", "apply"] + f.models + ["fleet", "--jobs", "3", "--json", "--timeout", "0.2"])
+        let apply = try f.migrate(
+            ["fleet", "apply"] + f.models + ["fleet", "--jobs", "3", "--json", "--timeout", "0.2"])
         try lock.release()
         #expect(apply.status == 1, "\(apply.stderr)")
         let outcome = try Self.statuses(apply.stdout)
@@ -99,7 +107,9 @@ import Testing
             uniqueKeysWithValues: try Self.records(apply.stdout, event: "store").map {
                 ($0["store"] as! String, $0["message"] as? String ?? "")
             })
-        #expect(messages["fleet/broken/badentity.sqlite"]!.contains("Z_ENT"), "\(messages["fleet/broken/badentity.sqlite"]!)")
+        #expect(
+            messages["fleet/broken/badentity.sqlite"]!.contains("Z_ENT"),
+            "\(messages["fleet/broken/badentity.sqlite"]!)")
         #expect(messages["fleet/broken/garbage.sqlite"]!.contains("not an SQLite database"))
         #expect(messages["fleet/broken/locked.sqlite"]!.contains("holds the store"))
         #expect(messages["fleet/broken/contacts.sqlite"]!.contains("Contacts"))
@@ -114,11 +124,16 @@ import Testing
         let again = try f.migrate(["fleet", "apply"] + f.models + ["fleet"])
         #expect(again.status == 1)
         #expect(again.stdout.hasPrefix("195 stores in "))
-        #expect(again.stdout.contains("1 migrated, 190 already current, 1 of an unknown version, 3 failed\n"), "\(again.stdout)")
+        #expect(
+            again.stdout.contains("1 migrated, 190 already current, 1 of an unknown version, 3 failed\n"),
+            "\(again.stdout)")
         #expect(again.stdout.contains("failed (3):\n"))
-        let garbage = "fleet/broken/garbage.sqlite: not an SQLite database (the file does not start with SQLite's header)"
+        let garbage =
+            "fleet/broken/garbage.sqlite: not an SQLite database (the file does not start with SQLite's header)"
         #expect(again.stdout.contains("\n  \(garbage); nothing was changed\n"))
-        #expect(again.stdout.contains("unknown version (1):\n  fleet/broken/contacts.sqlite: this store is a Contacts store"))
+        #expect(
+            again.stdout.contains(
+                "unknown version (1):\n  fleet/broken/contacts.sqlite: this store is a Contacts store"))
         #expect(again.stderr.contains("error: fleet/broken/truncated.sqlite: the file is truncated"))
         #expect(try f.summary("fleet/broken/locked.sqlite") == expected)
     }
@@ -131,7 +146,11 @@ import Testing
         // SplitFullName in its stages (object graph), which check every required value it writes.
         try f.directory.write(
             "Migrations/Contacts/1-to-2.yaml",
-            "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: policy\n")
+            """
+            entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: \
+            policy\n
+            """
+        )
         let migrations = ["--migrations", f.path("Migrations")]
         var stores: [String] = []
         for i in 0..<12 {
@@ -146,16 +165,26 @@ import Testing
         }
         try SQLiteFile.execute(
             f.path(stores[7]),
-            "INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCREATEDAT) VALUES (2, 1, 1, 'No Mail', NULL, 40, 0)")
+            """
+            INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCREATEDAT) VALUES (2, 1, 1, 'No Mail', \
+            NULL, 40, 0)
+            """
+        )
         let before = f.snapshot(stores[7]).fingerprint
         let apply = try f.migrate(["fleet", "apply"] + f.models + migrations + ["fleet", "--json", "--jobs", "4"])
         #expect(apply.status == 1, "\(apply.stderr)")
         let statuses = try Self.statuses(apply.stdout)
-        for (index, store) in stores.enumerated() { #expect(statuses[store] == (index == 7 ? "failed" : "migrated"), "\(store)") }
-        #expect(apply.stdout.contains("policy SplitFullName: Person 2 has no value for required Person.email"), "\(apply.stdout)")
+        for (index, store) in stores.enumerated() {
+            #expect(statuses[store] == (index == 7 ? "failed" : "migrated"), "\(store)")
+        }
+        #expect(
+            apply.stdout.contains("policy SplitFullName: Person 2 has no value for required Person.email"),
+            "\(apply.stdout)")
         #expect(f.snapshot(stores[7]).fingerprint == before)
         let person = try f.migrate(["dump"] + f.models + [stores[3], "Person"])
-        #expect(person.stdout.contains("\"firstName\":\"Joana\"") && person.stdout.contains("\"lastName\":\"da Silva\""), "\(person.stdout)")
+        #expect(
+            person.stdout.contains("\"firstName\":\"Joana\"") && person.stdout.contains("\"lastName\":\"da Silva\""),
+            "\(person.stdout)")
     }
 
     @Test func planShowsEachChainOnceWithItsStoreCount() throws {
@@ -180,7 +209,9 @@ import Testing
         defer { f.remove() }
         let (old, _) = try Self.makeFleet(f, v1: 80, v2: 0)
         let shards = (0..<4).map { index in
-            try! BackgroundMigrate(["fleet", "apply"] + f.models + ["fleet", "--shard", "\(index)/4", "--json", "--jobs", "2"], in: f.directory.path)
+            try! BackgroundMigrate(
+                ["fleet", "apply"] + f.models + ["fleet", "--shard", "\(index)/4", "--json", "--jobs", "2"],
+                in: f.directory.path)
         }
         var owner: [String: Int] = [:]
         for (index, shard) in shards.enumerated() {
@@ -205,11 +236,15 @@ import Testing
         let f = try StockFixture()
         defer { f.remove() }
         let (old, _) = try Self.makeFleet(f, v1: 120, v2: 0)
-        let runner = try BackgroundMigrate(["fleet", "apply"] + f.models + ["fleet", "--jobs", "2", "--json"], in: f.directory.path)
+        let runner = try BackgroundMigrate(
+            ["fleet", "apply"] + f.models + ["fleet", "--jobs", "2", "--json"], in: f.directory.path)
         // Kill it once some stores are done and others are not.
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            let done = (try? String(contentsOfFile: runner.directory.file("stdout"), encoding: .utf8))?.components(separatedBy: "\"migrated\"").count ?? 0
+            let done =
+                (try? String(contentsOfFile: runner.directory.file("stdout"), encoding: .utf8))?.components(
+                    separatedBy: "\"migrated\""
+                ).count ?? 0
             if done > 20 { break }
             usleep(5_000)
         }
@@ -217,7 +252,8 @@ import Testing
         let killed = runner.finish()
         #expect(killed.status == 128 + SIGKILL, "\(killed)")
 
-        let v1 = StockStore.expected(version: 1, items: Self.items), v2 = StockStore.expected(version: 2, items: Self.items)
+        let v1 = StockStore.expected(version: 1, items: Self.items),
+            v2 = StockStore.expected(version: 2, items: Self.items)
         var migrated = 0
         for name in old {
             let summary = try f.summary(name)
@@ -244,10 +280,14 @@ import Testing
         let f = try StockFixture()
         defer { f.remove() }
         let (old, _) = try Self.makeFleet(f, v1: 100, v2: 0)
-        let runner = try BackgroundMigrate(["fleet", "apply"] + f.models + ["fleet", "--jobs", "2", "--json"], in: f.directory.path)
+        let runner = try BackgroundMigrate(
+            ["fleet", "apply"] + f.models + ["fleet", "--jobs", "2", "--json"], in: f.directory.path)
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            let done = (try? String(contentsOfFile: runner.directory.file("stdout"), encoding: .utf8))?.components(separatedBy: "\"migrated\"").count ?? 0
+            let done =
+                (try? String(contentsOfFile: runner.directory.file("stdout"), encoding: .utf8))?.components(
+                    separatedBy: "\"migrated\""
+                ).count ?? 0
             if done > 10 { break }
             usleep(5_000)
         }
@@ -266,7 +306,8 @@ import Testing
         #expect(tally["notStarted"] as? Int == unstarted.count)
         #expect(tally["failed"] as? Int == 0)
         #expect((tally["seconds"] as? Double ?? 0) > 0)
-        let v1 = StockStore.expected(version: 1, items: Self.items), v2 = StockStore.expected(version: 2, items: Self.items)
+        let v1 = StockStore.expected(version: 1, items: Self.items),
+            v2 = StockStore.expected(version: 2, items: Self.items)
         for name in old {
             let summary = try f.summary(name)
             // A store reported migrated is new; one not reported (or rolled back) is old.
@@ -282,11 +323,19 @@ import Testing
         defer { f.remove() }
         let (old, _) = try Self.makeFleet(f, v1: 6, v2: 0)
         let list = "# the tenants of this host\n\n\(old[0])\n\(old[1])\nfleet/missing.sqlite\n"
-        let fromStdin = try CommandRunner.migrate(["fleet", "apply"] + f.models + ["--stores-from", "-", "--json"], in: f.directory.path, stdin: list)
+        let fromStdin = try CommandRunner.migrate(
+            ["fleet", "apply"] + f.models + ["--stores-from", "-", "--json"], in: f.directory.path, stdin: list)
         #expect(fromStdin.status == 1)
-        #expect(try Self.statuses(fromStdin.stdout) == [old[0]: "migrated", old[1]: "migrated", "fleet/missing.sqlite": "failed"])
-        #expect(fromStdin.stdout.contains("fleet/missing.sqlite: no such store file") || fromStdin.stdout.contains("no such store file"))
-        #expect(FileManager.default.fileExists(atPath: f.path("fleet/missing.sqlite")) == false, "a missing store is never created")
+        #expect(
+            try Self.statuses(fromStdin.stdout) == [
+                old[0]: "migrated", old[1]: "migrated", "fleet/missing.sqlite": "failed",
+            ])
+        #expect(
+            fromStdin.stdout.contains("fleet/missing.sqlite: no such store file")
+                || fromStdin.stdout.contains("no such store file"))
+        #expect(
+            FileManager.default.fileExists(atPath: f.path("fleet/missing.sqlite")) == false,
+            "a missing store is never created")
 
         // --shards N takes its index from JOB_COMPLETION_INDEX; together the shards cover the rest.
         var seen: Set<String> = []
@@ -333,9 +382,13 @@ import Testing
         let apply = try f.migrate(["fleet", "apply"] + f.models + ["fleet", "--backup-dir", "fleet/backups"])
         #expect(apply.status == 0, "\(apply.stderr)")
         #expect(apply.stdout.contains("5 stores in"))
-        let backups = try FileManager.default.subpathsOfDirectory(atPath: f.path("fleet/backups")).filter { $0.hasSuffix(".sqlite") }
+        let backups = try FileManager.default.subpathsOfDirectory(atPath: f.path("fleet/backups")).filter {
+            $0.hasSuffix(".sqlite")
+        }
         #expect(backups.count == 5)
-        for backup in backups { #expect(try f.summary("fleet/backups/" + backup) == StockStore.expected(version: 1, items: Self.items)) }
+        for backup in backups {
+            #expect(try f.summary("fleet/backups/" + backup) == StockStore.expected(version: 1, items: Self.items))
+        }
         let rerun = try f.migrate(["fleet", "status"] + f.models + ["fleet"])
         #expect(rerun.status == 0, "\(rerun.stdout)")
         #expect(rerun.stdout.hasPrefix("5 stores\n"))

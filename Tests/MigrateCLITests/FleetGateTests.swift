@@ -37,7 +37,8 @@ import Testing
 
                 """))
         #expect(text.stdout.contains("== Stock 1 → 2: 2 stores (plan of fleet/a.sqlite)"))
-        let json = try f.migrate(["fleet", "plan", "--json", "--jobs", "1", "--fail-on-destructive"] + f.models + stores)
+        let json = try f.migrate(
+            ["fleet", "plan", "--json", "--jobs", "1", "--fail-on-destructive"] + f.models + stores)
         #expect(json.status == 6)
         #expect(
             try FleetCommandTests.statuses(json.stdout) == [
@@ -62,11 +63,15 @@ import Testing
         let f = try StockFixture()
         defer { f.remove() }
         let stores = try Self.fleet(f)
-        let apply = try f.migrate(["fleet", "apply", "--jobs", "2", "--fail-on-destructive", "--accept", "Item.note"] + f.models + stores)
+        let apply = try f.migrate(
+            ["fleet", "apply", "--jobs", "2", "--fail-on-destructive", "--accept", "Item.note"] + f.models + stores)
         #expect(apply.status == 0, "\(apply.stderr)")
         let warnings = apply.stderr.split(separator: "\n").filter { $0.hasPrefix("warning: ") }
         #expect(warnings.count == 1, "\(apply.stderr)")
-        #expect(warnings.first?.hasPrefix("warning: 2 stores: destructive (accepted): Item.note is dropped: 200 non-nil values") == true, "\(warnings)")
+        #expect(
+            warnings.first?.hasPrefix(
+                "warning: 2 stores: destructive (accepted): Item.note is dropped: 200 non-nil values") == true,
+            "\(warnings)")
         #expect(apply.stdout.contains("2 migrated, 1 already current"), "\(apply.stdout)")
     }
 
@@ -80,9 +85,12 @@ import Testing
         try SQLiteFile.execute(f.path("fleet/empty.sqlite"), "UPDATE ZITEM SET ZNOTE = NULL")
         let stores = ["fleet/empty.sqlite"] + (try Self.fleet(f))
         let before = stores.map { f.snapshot($0) }
-        let text = try f.migrate(["fleet", "apply", "--jobs", "1", "--fail-on-destructive", "--backup-dir", "backups"] + f.models + stores)
+        let text = try f.migrate(
+            ["fleet", "apply", "--jobs", "1", "--fail-on-destructive", "--backup-dir", "backups"] + f.models + stores)
         #expect(text.status == 6)
-        #expect(text.stderr == "error: 2 of 4 stores have a destructive plan (--fail-on-destructive); no store was changed\n")
+        #expect(
+            text.stderr
+                == "error: 2 of 4 stores have a destructive plan (--fail-on-destructive); no store was changed\n")
         #expect(
             text.stdout == """
                 4 stores planned, none changed
@@ -91,14 +99,20 @@ import Testing
                   fleet/b.sqlite: \(Self.refusal.replacingOccurrences(of: "\n", with: "\n  "))
 
                 """)
-        let json = try f.migrate(["fleet", "apply", "--json", "--jobs", "1", "--fail-on-destructive"] + f.models + stores)
+        let json = try f.migrate(
+            ["fleet", "apply", "--json", "--jobs", "1", "--fail-on-destructive"] + f.models + stores)
         #expect(json.status == 6)
-        #expect(try FleetCommandTests.statuses(json.stdout) == ["fleet/a.sqlite": "destructive", "fleet/b.sqlite": "destructive"])
+        #expect(
+            try FleetCommandTests.statuses(json.stdout) == [
+                "fleet/a.sqlite": "destructive", "fleet/b.sqlite": "destructive",
+            ])
         let summary = try #require(try FleetCommandTests.records(json.stdout, event: "summary").first)
         #expect(summary["exitCode"] as? Int == 6)
         let tally = try #require(summary["tally"] as? [String: Any])
         #expect(
-            [tally["stores"], tally["destructive"], tally["migrationNeeded"], tally["current"], tally["migrated"]].map { $0 as? Int }
+            [tally["stores"], tally["destructive"], tally["migrationNeeded"], tally["current"], tally["migrated"]].map {
+                $0 as? Int
+            }
                 == [4, 2, 1, 1, 0])
         #expect(stores.map { f.snapshot($0) } == before)
         #expect(!FileManager.default.fileExists(atPath: f.path("backups")))
@@ -109,13 +123,17 @@ import Testing
         #expect(
             piped.stderr.hasPrefix(
                 """
-                Error: --fail-on-destructive plans every store before migrating any, so it reads the list twice, and standard input \
-                (--stores-from -) can be read once: write the list to a file
+                Error: --fail-on-destructive plans every store before migrating any, so it reads the list twice, and \
+                standard input (--stores-from -) can be read once: write the list to a file
                 """))
         // A fleet whose plans lose nothing passes the gate and migrates.
-        let passing = try f.migrate(["fleet", "apply", "--json", "--fail-on-destructive"] + f.models + ["fleet/empty.sqlite", "fleet/c.sqlite"])
+        let passing = try f.migrate(
+            ["fleet", "apply", "--json", "--fail-on-destructive"] + f.models + ["fleet/empty.sqlite", "fleet/c.sqlite"])
         #expect(passing.status == 0, "\(passing.stdout)")
-        #expect(try FleetCommandTests.statuses(passing.stdout) == ["fleet/empty.sqlite": "migrated", "fleet/c.sqlite": "current"])
+        #expect(
+            try FleetCommandTests.statuses(passing.stdout) == [
+                "fleet/empty.sqlite": "migrated", "fleet/c.sqlite": "current",
+            ])
     }
 
     /// `fleet status` never needs a policy: a mapping file naming one this migrate
@@ -148,6 +166,8 @@ import Testing
         #expect(versions.map { $0["status"] as? String } == ["no-path"], "\(versions)")
         #expect((summary["tally"] as? [String: Any])?["seconds"] as? Double ?? 0 > 0)
         let table = try f.migrate(["fleet", "plan"] + options + ["contacts.sqlite"])
-        #expect(table.stdout.contains("Contacts  \(version)        1       no migration path to \(target)\n"), "\(table.stdout)")
+        #expect(
+            table.stdout.contains("Contacts  \(version)        1       no migration path to \(target)\n"),
+            "\(table.stdout)")
     }
 }

@@ -9,7 +9,8 @@ import Testing
     /// `run.jsonl`; returns the stores and the run's id.
     static func deployed(_ f: StockFixture, count: Int) throws -> (stores: [String], run: String) {
         let (stores, _) = try FleetCommandTests.makeFleet(f, v1: count, v2: 0)
-        let apply = try f.migrate(["fleet", "apply", "--json", "--jobs", "2"] + f.models + ["fleet", "--backup-dir", "backups"])
+        let apply = try f.migrate(
+            ["fleet", "apply", "--json", "--jobs", "2"] + f.models + ["fleet", "--backup-dir", "backups"])
         #expect(apply.status == 0, "\(apply.stderr)")
         try f.directory.write("run.jsonl", apply.stdout)
         let summary = try #require(try FleetCommandTests.records(apply.stdout, event: "summary").first)
@@ -30,10 +31,13 @@ import Testing
         let f = try StockFixture()
         defer { f.remove() }
         let (stores, run) = try Self.deployed(f, count: 6)
-        let migrated = try Dictionary(uniqueKeysWithValues: stores.map { ($0, try #require(FileSnapshot(f.path($0)).bytes)) })
+        let migrated = try Dictionary(
+            uniqueKeysWithValues: stores.map { ($0, try #require(FileSnapshot(f.path($0)).bytes)) })
         let restore = try f.migrate(["fleet", "restore", "--json", "--jobs", "3"] + f.models + ["--log", "run.jsonl"])
         #expect(restore.status == 0, "\(restore.stderr)")
-        #expect(try FleetCommandTests.statuses(restore.stdout) == Dictionary(uniqueKeysWithValues: stores.map { ($0, "restored") }))
+        #expect(
+            try FleetCommandTests.statuses(restore.stdout)
+                == Dictionary(uniqueKeysWithValues: stores.map { ($0, "restored") }))
         let summary = try #require(try FleetCommandTests.records(restore.stdout, event: "summary").first)
         #expect(summary["undoes"] as? String == run)
         #expect(summary["command"] as? String == "restore")
@@ -56,7 +60,9 @@ import Testing
         #expect(again.stdout.hasSuffix(" s: 6 already at the backup's version\n"), "\(again.stdout)")
         // The kept copies are never taken for stores: the fleet is 6 stores at version 1.
         let status = try f.migrate(["fleet", "status", "--json"] + f.models + ["fleet"])
-        #expect(try FleetCommandTests.statuses(status.stdout) == Dictionary(uniqueKeysWithValues: stores.map { ($0, "migration-needed") }))
+        #expect(
+            try FleetCommandTests.statuses(status.stdout)
+                == Dictionary(uniqueKeysWithValues: stores.map { ($0, "migration-needed") }))
     }
 
     /// Each store is checked as `restore` checks it: a store replaced since the run by
@@ -74,11 +80,17 @@ import Testing
         let before = f.snapshot(stores[0])
         let restore = try f.migrate(["fleet", "restore"] + f.models + ["--log", "run.jsonl", "--jobs", "1"])
         #expect(restore.status == 1)
-        #expect(restore.stdout.contains(" s: 2 restored (each replaced store kept in .replaced/ beside it), 2 failed\nfailed (2):\n"), "\(restore.stdout)")
-        #expect(restore.stderr.contains("error: \(stores[0]): the backup is of another store (store UUID "), "\(restore.stderr)")
+        #expect(
+            restore.stdout.contains(
+                " s: 2 restored (each replaced store kept in .replaced/ beside it), 2 failed\nfailed (2):\n"),
+            "\(restore.stdout)")
+        #expect(
+            restore.stderr.contains("error: \(stores[0]): the backup is of another store (store UUID "),
+            "\(restore.stderr)")
         #expect(
             restore.stderr.contains(
-                "error: \(stores[1]): no store at the path; nothing was changed (a store removed since the run stays removed: "
+                "error: \(stores[1]): no store at the path; nothing was changed (a store removed since the run stays "
+                    + "removed: "
                     + "to put its backup there, restore it alone with migrate restore)"), "\(restore.stderr)")
         #expect(f.snapshot(stores[0]) == before)
         #expect(!FileManager.default.fileExists(atPath: f.path(stores[1])))
@@ -92,13 +104,17 @@ import Testing
         // A store created at version 2 since has no backup to go back to.
         try FileManager.default.createDirectory(atPath: f.path("fleet/new"), withIntermediateDirectories: true)
         #expect(try f.migrate(["create"] + f.models + ["fleet/new/stock.sqlite"]).status == 0)
-        let restore = try f.migrate(["fleet", "restore", "--json"] + f.models + ["fleet", "--backup-dir", "backups", "--version", "1"])
+        let restore = try f.migrate(
+            ["fleet", "restore", "--json"] + f.models + ["fleet", "--backup-dir", "backups", "--version", "1"])
         #expect(restore.status == 1, "\(restore.stdout)")
         var expected = Dictionary(uniqueKeysWithValues: stores.map { ($0, "restored") })
         expected["fleet/new/stock.sqlite"] = "failed"
         #expect(try FleetCommandTests.statuses(restore.stdout) == expected)
-        let failed = try #require(try FleetCommandTests.records(restore.stdout, event: "store").first { $0["status"] as? String == "failed" })
-        #expect(failed["message"] as? String == "backups: no backup of stock.sqlite taken at version 1; nothing was changed")
+        let failed = try #require(
+            try FleetCommandTests.records(restore.stdout, event: "store").first { $0["status"] as? String == "failed" })
+        #expect(
+            failed["message"] as? String == "backups: no backup of stock.sqlite taken at version 1; nothing was changed"
+        )
         #expect(try Self.versions(f, stores) == [1, 1, 1])
     }
 
@@ -111,12 +127,14 @@ import Testing
         let second = try f.migrate(["fleet", "apply", "--json"] + f.models + ["fleet", "--backup-dir", "backups"])
         log += second.stdout
         try f.directory.write("runs.jsonl", log)
-        let secondRun = try #require(try FleetCommandTests.records(second.stdout, event: "summary").first?["run"] as? String)
+        let secondRun = try #require(
+            try FleetCommandTests.records(second.stdout, event: "summary").first?["run"] as? String)
         let refused = try f.migrate(["fleet", "restore"] + f.models + ["--log", "runs.jsonl"])
         #expect(refused.status == 64)
         #expect(
             refused.stderr == """
-                error: runs.jsonl: the log holds 2 runs: \(first) (2 stores migrated), \(secondRun) (2 stores migrated); give --run ID
+                error: runs.jsonl: the log holds 2 runs: \(first) (2 stores migrated), \(secondRun) (2 stores \
+                migrated); give --run ID
 
                 """)
         let unknown = try f.migrate(["fleet", "restore"] + f.models + ["--log", "runs.jsonl", "--run", "nope"])
@@ -127,13 +145,24 @@ import Testing
         #expect(empty.stderr == "error: empty.jsonl: the log holds no fleet apply --json run; nothing was changed\n")
         let chosen = try f.migrate(["fleet", "restore"] + f.models + ["--log", "runs.jsonl", "--run", secondRun])
         #expect(chosen.status == 0, "\(chosen.stderr)")
-        #expect(chosen.stdout.hasSuffix(" s: 2 restored (each replaced store kept in .replaced/ beside it)\n"), "\(chosen.stdout)")
+        #expect(
+            chosen.stdout.hasSuffix(" s: 2 restored (each replaced store kept in .replaced/ beside it)\n"),
+            "\(chosen.stdout)")
     }
 
     @Test(arguments: [
-        (["--log", "run.jsonl", "fleet"], "--log names the stores and their backups: give no stores, --backup-dir or --version with it"),
-        (["fleet", "--version", "1"], "give --log FILE (a fleet apply --json run), or the stores with --backup-dir DIR and --version N"),
-        (["--run", "x", "fleet", "--backup-dir", "b", "--version", "1"], "--run picks a run of --log's file: give --log"),
+        (
+            ["--log", "run.jsonl", "fleet"],
+            "--log names the stores and their backups: give no stores, --backup-dir or --version with it"
+        ),
+        (
+            ["fleet", "--version", "1"],
+            "give --log FILE (a fleet apply --json run), or the stores with --backup-dir DIR and --version N"
+        ),
+        (
+            ["--run", "x", "fleet", "--backup-dir", "b", "--version", "1"],
+            "--run picks a run of --log's file: give --log"
+        ),
     ])
     func usage(arguments: [String], message: String) throws {
         let f = try StockFixture()

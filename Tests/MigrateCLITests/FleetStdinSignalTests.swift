@@ -14,7 +14,8 @@ import Testing
         try f.store("fleet/b.sqlite")
         let pipe = Pipe()
         let runner = try BackgroundMigrate(
-            ["fleet", "apply"] + f.models + ["--stores-from", list, "--jobs", "1", "--json"], in: f.directory.path, stdin: pipe)
+            ["fleet", "apply"] + f.models + ["--stores-from", list, "--jobs", "1", "--json"], in: f.directory.path,
+            stdin: pipe)
         try pipe.fileHandleForWriting.write(contentsOf: Data("fleet/a.sqlite\nfleet/b.sqlite\n".utf8))
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
@@ -30,7 +31,10 @@ import Testing
         try pipe.fileHandleForWriting.close()
         let outcome = runner.finish()
         #expect(outcome.status == 143, "\(outcome)")
-        #expect(try FleetCommandTests.statuses(outcome.stdout) == ["fleet/a.sqlite": "migrated", "fleet/b.sqlite": "migrated"])
+        #expect(
+            try FleetCommandTests.statuses(outcome.stdout) == [
+                "fleet/a.sqlite": "migrated", "fleet/b.sqlite": "migrated",
+            ])
         #expect(try FleetCommandTests.records(outcome.stdout, event: "summary").first?["exitCode"] as? Int == 143)
     }
 }
@@ -44,8 +48,10 @@ import Testing
         let (stores, _) = try FleetRestoreCommandTests.deployed(f, count: 2)
         let before = stores.map { FileSnapshot(f.path($0)).bytes }
         let pipe = Pipe()
-        let runner = try BackgroundMigrate(["fleet", "restore"] + f.models + ["--log", log], in: f.directory.path, stdin: pipe)
-        try pipe.fileHandleForWriting.write(contentsOf: try Data(contentsOf: URL(fileURLWithPath: f.directory.file("run.jsonl"))))
+        let runner = try BackgroundMigrate(
+            ["fleet", "restore"] + f.models + ["--log", log], in: f.directory.path, stdin: pipe)
+        try pipe.fileHandleForWriting.write(
+            contentsOf: try Data(contentsOf: URL(fileURLWithPath: f.directory.file("run.jsonl"))))
         usleep(500_000)
         kill(runner.pid, SIGTERM)
         let stopped = Date()
@@ -54,7 +60,9 @@ import Testing
         try pipe.fileHandleForWriting.close()
         let outcome = runner.finish()
         #expect(outcome.status == 143, "\(outcome)")
-        #expect(outcome.stderr.contains("\(log): interrupted while reading the log; nothing was changed"), "\(outcome.stderr)")
+        #expect(
+            outcome.stderr.contains("\(log): interrupted while reading the log; nothing was changed"),
+            "\(outcome.stderr)")
         #expect(stores.map { FileSnapshot(f.path($0)).bytes } == before)
     }
 
@@ -63,6 +71,7 @@ import Testing
         defer { f.remove() }
         let missing = try f.migrate(["fleet", "restore"] + f.models + ["--log", "none.jsonl"])
         #expect(missing.status == 1)
-        #expect(missing.stderr.contains("none.jsonl: cannot read the log: No such file or directory"), "\(missing.stderr)")
+        #expect(
+            missing.stderr.contains("none.jsonl: cannot read the log: No such file or directory"), "\(missing.stderr)")
     }
 }

@@ -72,8 +72,10 @@ struct GateFixture {
         ])
         let before = f.snapshot()
         let message = """
-            error: g.sqlite: the plan from version 1 to 2 has 2 destructive steps (--fail-on-destructive); nothing was changed:
-              A.bs and its inverse B.as are removed: 2 pairs of the many-to-many (rows of Z_1BS) will be deleted (accept with --accept A.bs)
+            error: g.sqlite: the plan from version 1 to 2 has 2 destructive steps (--fail-on-destructive); nothing was \
+            changed:
+              A.bs and its inverse B.as are removed: 2 pairs of the many-to-many (rows of Z_1BS) will be deleted \
+            (accept with --accept A.bs)
               A.cs is no longer ordered: the positions of 2 objects in it will be dropped (accept with --accept A.cs)
 
             """
@@ -84,17 +86,27 @@ struct GateFixture {
         }
         let fleet = try f.migrate(["fleet", "apply", store, "--fail-on-destructive"])
         #expect(fleet.status == 6)
-        #expect(fleet.stderr == "error: 1 of 1 store has a destructive plan (--fail-on-destructive); no store was changed\n")
+        #expect(
+            fleet.stderr == "error: 1 of 1 store has a destructive plan (--fail-on-destructive); no store was changed\n"
+        )
         #expect(
             fleet.stdout.contains(
-                "\n    A.bs and its inverse B.as are removed: 2 pairs of the many-to-many (rows of Z_1BS) will be deleted (accept with --accept A.bs)\n"))
+                """
+                \n    A.bs and its inverse B.as are removed: 2 pairs of the many-to-many (rows of Z_1BS) will be \
+                deleted (accept with --accept A.bs)\n
+                """
+            ))
         #expect(f.snapshot() == before)
         // Without the gate the plan warns and applies: the pairs and positions are gone.
         let apply = try f.migrate(["apply", store])
         #expect(apply.status == 0)
-        #expect(apply.stderr.contains("warning: destructive: A.cs is no longer ordered: the positions of 2 objects in it will be dropped"))
+        #expect(
+            apply.stderr.contains(
+                "warning: destructive: A.cs is no longer ordered: the positions of 2 objects in it will be dropped"))
         #expect(try f.migrate(["dump", store, "A"]).stdout == #"{"_pk":1,"_entity":"A"}"# + "\n")
-        #expect(try f.migrate(["dump", store, "C"]).stdout == #"{"_pk":1,"_entity":"C","a":1}"# + "\n" + #"{"_pk":2,"_entity":"C","a":1}"# + "\n")
+        #expect(
+            try f.migrate(["dump", store, "C"]).stdout == #"{"_pk":1,"_entity":"C","a":1}"# + "\n"
+                + #"{"_pk":2,"_entity":"C","a":1}"# + "\n")
     }
 
     @Test func anEntityMadeAbstractWithObjectsOfItsOwnIsRefused() throws {
@@ -109,15 +121,17 @@ struct GateFixture {
         #expect(
             apply.stderr == """
                 error: g.sqlite: hop 1 → 2 of G cannot migrate this store's data:
-                  A becomes abstract (it can have no objects of its own), and the store holds A objects: 2 rows: Z_PK 1; Z_PK 2
-                    remedy: keep A concrete, delete those objects first, or write Migrations/G/1-to-2.yaml moving them to C: \
-                `A: { filter: "FALSEPREDICATE" }` (they leave A) and `C: { source: A }` (they become C objects; C's own stored objects \
-                would then be dropped, which the plan warns of)
+                  A becomes abstract (it can have no objects of its own), and the store holds A objects: 2 rows: Z_PK \
+                1; Z_PK 2
+                    remedy: keep A concrete, delete those objects first, or write Migrations/G/1-to-2.yaml moving them \
+                to C: `A: { filter: "FALSEPREDICATE" }` (they leave A) and `C: { source: A }` (they become C objects; \
+                C's own stored objects would then be dropped, which the plan warns of)
 
                 """)
         #expect(f.snapshot() == before)
         // The remedy: the objects become C objects.
-        try f.directory.write("Migrations/G/1-to-2.yaml", "entities:\n  A:\n    filter: \"FALSEPREDICATE\"\n  C:\n    source: A\n")
+        try f.directory.write(
+            "Migrations/G/1-to-2.yaml", "entities:\n  A:\n    filter: \"FALSEPREDICATE\"\n  C:\n    source: A\n")
         #expect(try f.migrate(["apply", store, "--verify"]).status == 0)
         #expect(
             try f.migrate(["dump", store, "A"]).stdout == """
@@ -139,7 +153,8 @@ struct GateFixture {
     }
 
     @Test func primaryKeysNeverOverflow() throws {
-        let f = try GateFixture("  P:\n    attributes: { name: string?, note: string? }\n", "  P:\n    attributes: { name: string? }\n")
+        let f = try GateFixture(
+            "  P:\n    attributes: { name: string?, note: string? }\n", "  P:\n    attributes: { name: string? }\n")
         defer { f.remove() }
         let store = try f.store([])
         try f.directory.write("big.jsonl", "{\"_pk\":9223372036854775806,\"name\":\"a\"}\n{\"name\":\"b\"}\n")
@@ -147,8 +162,9 @@ struct GateFixture {
         #expect(big.status == 1)
         #expect(
             big.stderr == """
-                error: big.jsonl:1: P: primary key 9223372036854775806 is too large: at most 9007199254740992 (2^53, the largest integer \
-                every JSON reader keeps exactly), which leaves room for the keys of later objects (nothing was loaded)
+                error: big.jsonl:1: P: primary key 9223372036854775806 is too large: at most 9007199254740992 (2^53, \
+                the largest integer every JSON reader keeps exactly), which leaves room for the keys of later objects \
+                (nothing was loaded)
 
                 """)
         // A store whose key counter is exhausted (written elsewhere): a clear refusal, no trap.
@@ -164,8 +180,8 @@ struct GateFixture {
         #expect(next.status == 1)
         #expect(
             next.stderr == """
-                error: next.jsonl:1: P: no primary key left: the highest key in use is 9223372036854775807, the largest SQLite can store; \
-                give the object a free key with "_pk" (nothing was loaded)
+                error: next.jsonl:1: P: no primary key left: the highest key in use is 9223372036854775807, the \
+                largest SQLite can store; give the object a free key with "_pk" (nothing was loaded)
 
                 """)
         #expect(f.snapshot() == before)
@@ -174,24 +190,28 @@ struct GateFixture {
         try f.directory.write("two.jsonl", "{\"_pk\":5,\"name\":\"five\"}\n")
         #expect(try f.migrate(["load", store, "P", "two.jsonl"]).status == 0)
         let plan = try f.migrate(["plan", store])
-        #expect(plan.stdout.contains("drop ZP.ZNOTE (SQLite rewrites the rows in place)  [rewrite of 2 rows]"), "\(plan.stdout)")
+        #expect(
+            plan.stdout.contains("drop ZP.ZNOTE (SQLite rewrites the rows in place)  [rewrite of 2 rows]"),
+            "\(plan.stdout)")
         let apply = try f.migrate(["apply", store])
         #expect(apply.stdout.hasPrefix("migrated g.sqlite from version 1 to 2: 2 rows written"), "\(apply.stdout)")
     }
 
     @Test func aFolderNamedLikeAStoreIsAFailedStoreOfTheFleet() throws {
-        let f = try GateFixture("  P:\n    attributes: { name: string? }\n", "  P:\n    attributes: { name: string?, more: string? }\n")
+        let f = try GateFixture(
+            "  P:\n    attributes: { name: string? }\n", "  P:\n    attributes: { name: string?, more: string? }\n")
         defer { f.remove() }
         let store = try f.store([])
-        try FileManager.default.createDirectory(atPath: f.directory.file("dir.sqlite"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: f.directory.file("dir.sqlite"), withIntermediateDirectories: true)
         for command in ["plan", "apply"] {
             let result = try f.migrate(["fleet", command, store, "dir.sqlite"])
             #expect(result.status == 1)
             #expect(
                 result.stdout.contains(
                     """
-                    dir.sqlite: a folder, not a store file (named like a store, it is taken for one; to search inside it, \
-                    rename it or pass another --pattern)
+                    dir.sqlite: a folder, not a store file (named like a store, it is taken for one; to search inside \
+                    it, rename it or pass another --pattern)
                     """), "\(result.stdout)")
         }
     }

@@ -8,7 +8,8 @@ import Testing
 /// command's and are described below the list).
 @Suite struct HelpListTests {
     static let list: String = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let document = (try? String(contentsOf: root.appendingPathComponent("Docs/CLI.md"), encoding: .utf8)) ?? ""
         guard let open = document.range(of: "\n```\n"),
             let close = document.range(of: "\n```", range: open.upperBound..<document.endIndex)
@@ -57,7 +58,9 @@ import Testing
                 continue
             }
             // Wrapped abstracts are indented further than the names.
-            if inList, line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(separator: " ").first, name != "See" {
+            if inList, line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(separator: " ").first,
+                name != "See"
+            {
                 subcommands.append(String(name))
             }
             if inList, !line.hasPrefix(" ") { inList = false }
@@ -70,7 +73,9 @@ import Testing
     func eachLineNamesTheOptionsOfItsCommand(line: String) throws {
         let words = line.split(separator: " ")
         var commands: [[String]] = [[String(words[1])]]
-        if words[1] == "fleet" || words[1] == "backups" { commands = words[2].split(separator: "|").map { [String(words[1]), String($0)] } }
+        if words[1] == "fleet" || words[1] == "backups" {
+            commands = words[2].split(separator: "|").map { [String(words[1]), String($0)] }
+        }
         var fromHelp: Set<String> = []
         for command in commands { fromHelp.formUnion(Self.options(inHelp: try help(command))) }
         // `--version` is only where it picks a model version (`migrate --version`, the
@@ -81,6 +86,10 @@ import Testing
         if listed.contains("-o") { listed.insert("--output") }
         #expect(
             fromHelp == listed,
-            "\(words[1]): only in --help: \(fromHelp.subtracting(listed).sorted()); only listed: \(listed.subtracting(fromHelp).sorted())")
+            """
+            \(words[1]): only in --help: \(fromHelp.subtracting(listed).sorted()); only listed: \
+            \(listed.subtracting(fromHelp).sorted())
+            """
+        )
     }
 }

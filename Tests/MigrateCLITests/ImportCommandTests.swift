@@ -8,8 +8,9 @@ import Testing
     static func version(_ identifier: String, _ entities: String) -> String {
         """
         <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="22758" systemVersion="23E224" \
-        minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="\(identifier)">
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="22758" \
+        systemVersion="23E224" minimumToolsVersion="Automatic" sourceLanguage="Swift" \
+        userDefinedModelVersionIdentifier="\(identifier)">
         \(entities)
         </model>
         """
@@ -64,7 +65,8 @@ import Testing
     @Test func importsEveryVersionInOrderAndReportsHops() throws {
         let project = try Self.project()
         defer { project.remove() }
-        let result = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "-o", "Models", "--report"], in: project.path)
+        let result = try CommandRunner.migrate(
+            ["import", "Notes.xcdatamodeld", "-o", "Models", "--report"], in: project.path)
         // Written, but hop 2 → 3 has no migration path yet: exit 4.
         #expect(result.status == 4, "\(result.stderr)")
         #expect(
@@ -77,14 +79,16 @@ import Testing
                   1 → 2: inferred (lightweight)
                   2 → 3: needs a mapping file (./Migrations/Notes/2-to-3.yaml)
                     Note.title: new required attribute without a default or source
-                    remedy: add a default (`title: { type: string, default: … }`), make it optional, or write Migrations/Notes/2-to-3.yaml with a \
-                policy for Note
+                    remedy: add a default (`title: { type: string, default: … }`), make it optional, or write \
+                Migrations/Notes/2-to-3.yaml with a policy for Note
 
                 paths to version 3 (what plan takes from each version):
-                  from 1: plan refuses: no lightweight mapping from Notes version 2 to 3 (1 change inference cannot cover):
-                    not taken: direct inferred 1 → 3: refused too \
-                (Note.body: new required attribute without a default or source; Note.title: new required attribute without a default or source)
-                  from 2: plan refuses: no lightweight mapping from Notes version 2 to 3 (1 change inference cannot cover):
+                  from 1: plan refuses: no lightweight mapping from Notes version 2 to 3 (1 change inference cannot \
+                cover):
+                    not taken: direct inferred 1 → 3: refused too (Note.body: new required attribute without a default \
+                or source; Note.title: new required attribute without a default or source)
+                  from 2: plan refuses: no lightweight mapping from Notes version 2 to 3 (1 change inference cannot \
+                cover):
 
                 """)
         // Class names and fetch requests are kept for export: nothing to warn about.
@@ -123,7 +127,8 @@ import Testing
                   title: { default: "untitled" }
 
             """)
-        let again = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "-o", "Models", "--report", "--force"], in: project.path)
+        let again = try CommandRunner.migrate(
+            ["import", "Notes.xcdatamodeld", "-o", "Models", "--report", "--force"], in: project.path)
         #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
         #expect(
             again.stdout.hasSuffix(
@@ -142,13 +147,23 @@ import Testing
     @Test func refusesToOverwriteWithoutForce() throws {
         let project = try Self.project()
         defer { project.remove() }
-        #expect(try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "--models", "Models"], in: project.path).status == 0)
+        #expect(
+            try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "--models", "Models"], in: project.path).status
+                == 0)
         let again = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "--models", "Models"], in: project.path)
         #expect(again.status == 1)
-        #expect(again.stderr.hasSuffix("error: Models/Notes/1.yaml, Models/Notes/2.yaml, Models/Notes/3.yaml: already exist; pass --force to overwrite\n"))
-        let forced = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "--models", "Models", "--force", "--model", "Memo"], in: project.path)
+        #expect(
+            again.stderr.hasSuffix(
+                """
+                error: Models/Notes/1.yaml, Models/Notes/2.yaml, Models/Notes/3.yaml: already exist; pass --force to \
+                overwrite\n
+                """
+            ))
+        let forced = try CommandRunner.migrate(
+            ["import", "Notes.xcdatamodeld", "--models", "Models", "--force", "--model", "Memo"], in: project.path)
         #expect(forced.status == 0)
-        let forcedAgain = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "--models", "Models", "--force"], in: project.path)
+        let forcedAgain = try CommandRunner.migrate(
+            ["import", "Notes.xcdatamodeld", "--models", "Models", "--force"], in: project.path)
         #expect(forcedAgain.status == 0)
         #expect(FileManager.default.fileExists(atPath: project.file("Models/Memo/3.yaml")))
     }
@@ -157,12 +172,18 @@ import Testing
         let project = try Self.project()
         defer { project.remove() }
         try project.write("order.txt", "# oldest first\nNotes 10\nNotes\nNotes 2\n")
-        let result = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "-o", "Out", "--order", "order.txt", "--json"], in: project.path)
+        let result = try CommandRunner.migrate(
+            ["import", "Notes.xcdatamodeld", "-o", "Out", "--order", "order.txt", "--json"], in: project.path)
         #expect(result.status == 0, "\(result.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         let versions = report?["versions"] as? [[String: Any]] ?? []
-        #expect(versions.compactMap { $0["source"] as? String } == ["Notes 10.xcdatamodel", "Notes.xcdatamodel", "Notes 2.xcdatamodel"])
-        #expect(try String(contentsOfFile: project.file("Out/Notes/1.yaml"), encoding: .utf8).contains("identifier: \"10\"\n"))
+        #expect(
+            versions.compactMap { $0["source"] as? String } == [
+                "Notes 10.xcdatamodel", "Notes.xcdatamodel", "Notes 2.xcdatamodel",
+            ])
+        #expect(
+            try String(contentsOfFile: project.file("Out/Notes/1.yaml"), encoding: .utf8).contains(
+                "identifier: \"10\"\n"))
     }
 
     @Test func aVersionThatDoesNotValidateWritesNothing() throws {
@@ -174,7 +195,8 @@ import Testing
                 "2",
                 """
                     <entity name="Note" syncable="YES">
-                        <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person"/>
+                        <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" \
+                destinationEntity="Person"/>
                     </entity>
                 """))
         let result = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "-o", "Models"], in: project.path)
@@ -182,9 +204,10 @@ import Testing
         // The problem points at the Xcode file, line and column (the YAML is never written).
         #expect(
             result.stderr == """
-                Notes.xcdatamodeld/Notes 2.xcdatamodel/contents:4:23: error: relationship 'Note.owner': unknown destination entity 'Person' \
-                (Models/Notes/2.yaml:12:7 as imported)
-                            <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person"/>
+                Notes.xcdatamodeld/Notes 2.xcdatamodel/contents:4:23: error: relationship 'Note.owner': unknown \
+                destination entity 'Person' (Models/Notes/2.yaml:12:7 as imported)
+                            <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" \
+                destinationEntity="Person"/>
                                           ^
                 error: the imported model does not validate; nothing was written
 
@@ -208,8 +231,8 @@ import Testing
         #expect(result.status == 1)
         #expect(
             result.stderr == """
-                error: Notes.xcdatamodeld/Notes 2.xcdatamodel/contents:4:20: attribute 'Note.objectID': the name 'objectID' is reserved \
-                (it clashes with an NSManagedObject member)
+                error: Notes.xcdatamodeld/Notes 2.xcdatamodel/contents:4:20: attribute 'Note.objectID': the name \
+                'objectID' is reserved (it clashes with an NSManagedObject member)
 
                 """)
         #expect(
@@ -219,7 +242,8 @@ import Testing
 
     /// The corpus bundles, imported, recognise Apple's stores entity by entity.
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/CoreDataPlus").path
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/CoreDataPlus")
+        .path
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: corpus)))
     func importedCorpusModelsRecogniseApplesStores() throws {
@@ -234,17 +258,21 @@ import Testing
             ),
             ("SampleModel3/SampleModel3.xcdatamodeld", [("SampleModel3/Fixtures/SampleModel3_V1.sqlite", 1)]),
         ] {
-            let imported = try CommandRunner.migrate(["import", "\(Self.corpus)/\(bundle)", "-o", "Models", "--report"], in: folder.path)
+            let imported = try CommandRunner.migrate(
+                ["import", "\(Self.corpus)/\(bundle)", "-o", "Models", "--report"], in: folder.path)
             #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
             for (store, version) in stores {
-                let inspect = try CommandRunner.migrate(["inspect", "\(Self.corpus)/\(store)", "--models", "Models", "--json"], in: folder.path)
+                let inspect = try CommandRunner.migrate(
+                    ["inspect", "\(Self.corpus)/\(store)", "--models", "Models", "--json"], in: folder.path)
                 #expect(inspect.status == 0, "\(inspect.stderr)")
                 let report = try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any]
                 #expect(report?["recognizedVersion"] as? Int == version, "\(store)")
                 // `status` says the same, and that a migration to version 3 is possible (exit 3).
-                let status = try CommandRunner.migrate(["status", "\(Self.corpus)/\(store)", "--models", "Models"], in: folder.path)
+                let status = try CommandRunner.migrate(
+                    ["status", "\(Self.corpus)/\(store)", "--models", "Models"], in: folder.path)
                 #expect(status.status == 3, "\(store): \(status.stdout)\(status.stderr)")
-                #expect(status.stdout.contains("version \(version), migration to 3 needed"), "\(store): \(status.stdout)")
+                #expect(
+                    status.stdout.contains("version \(version), migration to 3 needed"), "\(store): \(status.stdout)")
                 // Every entity with a stored hash matches an imported version.
                 for entity in report?["entities"] as? [[String: Any]] ?? [] where entity["storedHash"] != nil {
                     #expect(entity["matches"] as? Bool == true, "\(store): \(entity["name"] ?? "?")")
@@ -259,9 +287,12 @@ import Testing
 @Suite struct ImportMappingModelsCommandTests {
     /// An archived `NSConstantValueExpression` of the string "untitled" (NSKeyedArchiver's layout).
     static let untitled = """
-        YnBsaXN0MDDUAQIDBAUGFxpZJGFyY2hpdmVyWCRvYmplY3RzVCR0b3BYJHZlcnNpb25fEA9OU0tleWVkQXJjaGl2ZXKkBwgPFlUkbnVsbNMJCgsMDQ5WJGNsYXNzXxAPTlND\
-        b25zdGFudFZhbHVlXxAQTlNFeHByZXNzaW9uVHlwZYACgAMQANIQERITWCRjbGFzc2VzWiRjbGFzc25hbWWjExQVXxAZTlNDb25zdGFudFZhbHVlRXhwcmVzc2lvblxOU0V4\
-        cHJlc3Npb25YTlNPYmplY3RYdW50aXRsZWTRGBlUcm9vdIABEgABhqAIERskKTJESU9WXW+ChIaIjZahpcHO1+Dj6OoAAAAAAAABAQAAAAAAAAAbAAAAAAAAAAAAAAAAAAAA7w==
+        YnBsaXN0MDDUAQIDBAUGFxpZJGFyY2hpdmVyWCRvYmplY3RzVCR0b3BYJHZlcnNpb25fEA9OU0tleWVkQXJjaGl2ZXKkBwgPFlUkbnVsbNMJ\
+        CgsMDQ5WJGNsYXNzXxAPTlND\
+        b25zdGFudFZhbHVlXxAQTlNFeHByZXNzaW9uVHlwZYACgAMQANIQERITWCRjbGFzc2VzWiRjbGFzc25hbWWjExQVXxAZTlNDb25zdGFudFZh\
+        bHVlRXhwcmVzc2lvblxOU0V4\
+        cHJlc3Npb25YTlNPYmplY3RYdW50aXRsZWTRGBlUcm9vdIABEgABhqAIERskKTJESU9WXW+ChIaIjZahpcHO1+Dj6OoAAAAAAAABAQAAAAAA\
+        AAAbAAAAAAAAAAAAAAAAAAAA7w==
         """
 
     static func mappingModel(from source: String, to destination: String, title: Bool) -> String {
@@ -271,7 +302,8 @@ import Testing
                 <object type="XDDEVATTRIBUTEMAPPING" id="z3">
                     <attribute name="valueexpressiondata" type="binary">\(untitled)</attribute>
                     <attribute name="name" type="string">title</attribute>
-                    <relationship name="entitymapping" type="1/1" destination="XDDEVENTITYMAPPING" idrefs="z2"></relationship>
+                    <relationship name="entitymapping" type="1/1" destination="XDDEVENTITYMAPPING" \
+            idrefs="z2"></relationship>
                 </object>
             """ : ""
         return """
@@ -279,22 +311,27 @@ import Testing
             <database>
                 <object type="XDDEVMAPPINGMODEL" id="z1">
                     <attribute name="sourcemodelpath" type="string">Notes.xcdatamodeld/\(source).xcdatamodel</attribute>
-                    <attribute name="destinationmodelpath" type="string">Notes.xcdatamodeld/\(destination).xcdatamodel</attribute>
-                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z2"></relationship>
+                    <attribute name="destinationmodelpath" \
+            type="string">Notes.xcdatamodeld/\(destination).xcdatamodel</attribute>
+                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" \
+            idrefs="z2"></relationship>
                 </object>
                 <object type="XDDEVENTITYMAPPING" id="z2">
                     <attribute name="sourcename" type="string">Note</attribute>
                     <attribute name="destinationname" type="string">Note</attribute>
                     <attribute name="mappingnumber" type="int16">1</attribute>
-                    <relationship name="attributemappings" type="0/0" destination="XDDEVATTRIBUTEMAPPING" idrefs="z4 z5 z3"></relationship>
+                    <relationship name="attributemappings" type="0/0" destination="XDDEVATTRIBUTEMAPPING" idrefs="z4 \
+            z5 z3"></relationship>
                 </object>
                 <object type="XDDEVATTRIBUTEMAPPING" id="z4">
                     <attribute name="name" type="string">body</attribute>
-                    <relationship name="entitymapping" type="1/1" destination="XDDEVENTITYMAPPING" idrefs="z2"></relationship>
+                    <relationship name="entitymapping" type="1/1" destination="XDDEVENTITYMAPPING" \
+            idrefs="z2"></relationship>
                 </object>
                 <object type="XDDEVATTRIBUTEMAPPING" id="z5">
                     <attribute name="name" type="string">pinned</attribute>
-                    <relationship name="entitymapping" type="1/1" destination="XDDEVENTITYMAPPING" idrefs="z2"></relationship>
+                    <relationship name="entitymapping" type="1/1" destination="XDDEVENTITYMAPPING" \
+            idrefs="z2"></relationship>
                 </object>
             \(attribute)
             </database>
@@ -304,8 +341,12 @@ import Testing
     @Test func mappingModelsBecomeMappingFilesAndTheReportSaysWhatEachHopDoes() throws {
         let project = try ImportCommandTests.project()
         defer { project.remove() }
-        try project.write("Mappings/Notes2ToNotes10.xcmappingmodel/xcmapping.xml", Self.mappingModel(from: "Notes 2", to: "Notes 10", title: true))
-        try project.write("Mappings/Old/NotesToNotes10.xcmappingmodel/xcmapping.xml", Self.mappingModel(from: "Notes", to: "Notes 10", title: false))
+        try project.write(
+            "Mappings/Notes2ToNotes10.xcmappingmodel/xcmapping.xml",
+            Self.mappingModel(from: "Notes 2", to: "Notes 10", title: true))
+        try project.write(
+            "Mappings/Old/NotesToNotes10.xcmappingmodel/xcmapping.xml",
+            Self.mappingModel(from: "Notes", to: "Notes 10", title: false))
         try project.write("Mappings/NotesToNotes2.xcmappingmodel/README", "the xcmapping.xml was left out")
         let result = try CommandRunner.migrate(
             ["import", "Notes.xcdatamodeld", "-o", "App/Models", "--mapping-models", "Mappings", "--report"],
@@ -319,30 +360,37 @@ import Testing
                 wrote App/Models/Notes/1.yaml ← Notes.xcdatamodel (1 entity)
                 wrote App/Models/Notes/2.yaml ← Notes 2.xcdatamodel (1 entity)
                 wrote App/Models/Notes/3.yaml ← Notes 10.xcdatamodel (1 entity, current in Xcode)
-                wrote App/Migrations/Notes/1-to-3.yaml ← NotesToNotes10.xcmappingmodel (1 entity mapping, 0 expressions decoded, 0 not carried)
-                wrote App/Migrations/Notes/2-to-3.yaml ← Notes2ToNotes10.xcmappingmodel (1 entity mapping, 1 expression decoded, 0 not carried)
+                wrote App/Migrations/Notes/1-to-3.yaml ← NotesToNotes10.xcmappingmodel (1 entity mapping, 0 \
+                expressions decoded, 0 not carried)
+                wrote App/Migrations/Notes/2-to-3.yaml ← Notes2ToNotes10.xcmappingmodel (1 entity mapping, 1 \
+                expression decoded, 0 not carried)
 
                 hops:
-                  1 → 2: the app ships NotesToNotes10.xcmappingmodel (spanning 1-to-3): imported as App/Migrations/Notes/1-to-3.yaml \
-                (spanning 1 → 3: every entity as inferred), which plan refuses
+                  1 → 2: the app ships NotesToNotes10.xcmappingmodel (spanning 1-to-3): imported as \
+                App/Migrations/Notes/1-to-3.yaml (spanning 1 → 3: every entity as inferred), which plan refuses
                     no lightweight mapping from Notes version 1 to 3 (2 changes inference cannot cover):
                       Note.body: new required attribute without a default or source
-                        remedy: add a default (`body: { type: string, default: … }`), make it optional, or write Migrations/Notes/1-to-3.yaml (a span) \
-                or a mapping file Migrations/Notes/<A>-to-<A+1>.yaml for the hop that makes this change with a policy for Note
+                        remedy: add a default (`body: { type: string, default: … }`), make it optional, or write \
+                Migrations/Notes/1-to-3.yaml (a span) or a mapping file Migrations/Notes/<A>-to-<A+1>.yaml for the hop \
+                that makes this change with a policy for Note
                       Note.title: new required attribute without a default or source
-                        remedy: add a default (`title: { type: string, default: … }`), make it optional, or write Migrations/Notes/1-to-3.yaml (a span) \
-                or a mapping file Migrations/Notes/<A>-to-<A+1>.yaml for the hop that makes this change with a policy for Note
-                  2 → 3: the app ships Notes2ToNotes10.xcmappingmodel: mapping file App/Migrations/Notes/2-to-3.yaml: Note: 1 property
+                        remedy: add a default (`title: { type: string, default: … }`), make it optional, or write \
+                Migrations/Notes/1-to-3.yaml (a span) or a mapping file Migrations/Notes/<A>-to-<A+1>.yaml for the hop \
+                that makes this change with a policy for Note
+                  2 → 3: the app ships Notes2ToNotes10.xcmappingmodel: mapping file App/Migrations/Notes/2-to-3.yaml: \
+                Note: 1 property
 
                 paths to version 3 (what plan takes from each version):
-                  from 1: plan refuses: mapping file 1-to-3.yaml 1 → 3: no lightweight mapping from Notes version 1 to 3 (2 changes inference cannot cover):
+                  from 1: plan refuses: mapping file 1-to-3.yaml 1 → 3: no lightweight mapping from Notes version 1 to \
+                3 (2 changes inference cannot cover):
                   from 2: mapping file 2-to-3.yaml 2 → 3
 
                 """)
         #expect(
             result.stderr.contains(
                 """
-                warning: Mappings/NotesToNotes2.xcmappingmodel: not imported: no xcmapping.xml in the folder (and no compiled NotesToNotes2.cdm beside it)
+                warning: Mappings/NotesToNotes2.xcmappingmodel: not imported: no xcmapping.xml in the folder (and no \
+                compiled NotesToNotes2.cdm beside it)
 
                 """), "\(result.stderr)")
         let file = try String(contentsOfFile: project.file("App/Migrations/Notes/2-to-3.yaml"), encoding: .utf8)
@@ -363,7 +411,13 @@ import Testing
                 "--mapping-models", "Mappings",
             ], in: project.path)
         #expect(again.status == 1)
-        #expect(again.stderr.hasSuffix("error: App/Migrations/Notes/1-to-3.yaml, App/Migrations/Notes/2-to-3.yaml: already exist; pass --force to overwrite\n"))
+        #expect(
+            again.stderr.hasSuffix(
+                """
+                error: App/Migrations/Notes/1-to-3.yaml, App/Migrations/Notes/2-to-3.yaml: already exist; pass --force \
+                to overwrite\n
+                """
+            ))
     }
 
     /// The import records which steps the app maps (`mappedFrom:`); a deploy whose
@@ -372,24 +426,32 @@ import Testing
     @Test func aStepTheAppMapsIsNeverInferred() throws {
         let project = try ImportCommandTests.project()
         defer { project.remove() }
-        try project.write("Mappings/Notes2ToNotes10.xcmappingmodel/xcmapping.xml", Self.mappingModel(from: "Notes 2", to: "Notes 10", title: true))
+        try project.write(
+            "Mappings/Notes2ToNotes10.xcmappingmodel/xcmapping.xml",
+            Self.mappingModel(from: "Notes 2", to: "Notes 10", title: true))
         let imported = try CommandRunner.migrate(
             ["import", "Notes.xcdatamodeld", "-o", "App/Models", "--mapping-models", "Mappings"], in: project.path)
         #expect(imported.status == 0, "\(imported.stderr)")
         let three = try String(contentsOfFile: project.file("App/Models/Notes/3.yaml"), encoding: .utf8)
         #expect(three.contains("\nversion: 3\nmappedFrom: [2]\n"), "\(three)")
-        #expect(try !String(contentsOfFile: project.file("App/Models/Notes/2.yaml"), encoding: .utf8).contains("mappedFrom"))
-        _ = try CommandRunner.migrate(["create", "n.sqlite", "--version", "2", "--models", "App/Models"], in: project.path)
+        #expect(
+            try !String(contentsOfFile: project.file("App/Models/Notes/2.yaml"), encoding: .utf8).contains("mappedFrom")
+        )
+        _ = try CommandRunner.migrate(
+            ["create", "n.sqlite", "--version", "2", "--models", "App/Models"], in: project.path)
         try project.write("Elsewhere/README", "a migrations folder without the app's mapping files")
-        let plan = try CommandRunner.migrate(["plan", "n.sqlite", "--models", "App/Models", "--migrations", "Elsewhere"], in: project.path)
+        let plan = try CommandRunner.migrate(
+            ["plan", "n.sqlite", "--models", "App/Models", "--migrations", "Elsewhere"], in: project.path)
         #expect(plan.status == 4, "\(plan.stdout)")
         #expect(
             plan.stderr.contains(
                 """
-                the app ships a mapping model for this step (mappedFrom: in the model), and its mapping file is not found, so the step is never inferred:
+                the app ships a mapping model for this step (mappedFrom: in the model), and its mapping file is not \
+                found, so the step is never inferred:
                   2 → 3: Elsewhere/Notes/2-to-3.yaml
                 """), "\(plan.stderr)")
-        let found = try CommandRunner.migrate(["plan", "n.sqlite", "--models", "App/Models", "--migrations", "App/Migrations"], in: project.path)
+        let found = try CommandRunner.migrate(
+            ["plan", "n.sqlite", "--models", "App/Models", "--migrations", "App/Migrations"], in: project.path)
         #expect(found.status == 0, "\(found.stderr)")
     }
 
@@ -398,11 +460,16 @@ import Testing
     @Test func aBackwardMappingModelIsNotBlamedForAForwardPath() throws {
         let project = try ImportCommandTests.project()
         defer { project.remove() }
-        try project.write("Mappings/Notes2ToNotes10.xcmappingmodel/xcmapping.xml", Self.mappingModel(from: "Notes 2", to: "Notes 10", title: true))
+        try project.write(
+            "Mappings/Notes2ToNotes10.xcmappingmodel/xcmapping.xml",
+            Self.mappingModel(from: "Notes 2", to: "Notes 10", title: true))
         try project.write("Mappings/Notes10ToNotes2.xcmappingmodel/README", "the xcmapping.xml was left out")
         let result = try CommandRunner.migrate(
-            ["import", "Notes.xcdatamodeld", "-o", "App/Models", "--mapping-models", "Mappings", "--report"], in: project.path)
-        #expect(result.stderr.contains("warning: Mappings/Notes10ToNotes2.xcmappingmodel: not imported"), "\(result.stderr)")
+            ["import", "Notes.xcdatamodeld", "-o", "App/Models", "--mapping-models", "Mappings", "--report"],
+            in: project.path)
+        #expect(
+            result.stderr.contains("warning: Mappings/Notes10ToNotes2.xcmappingmodel: not imported"), "\(result.stderr)"
+        )
         #expect(!result.stdout.contains("Notes10ToNotes2.xcmappingmodel for 3 → 2"), "\(result.stdout)")
         #expect(result.stdout.contains("  from 1: "), "\(result.stdout)")
     }
@@ -414,7 +481,9 @@ import Testing
     @Test func anImportThatCannotWriteAMappingFileWritesNothing() throws {
         let project = try ImportCommandTests.project()
         defer { project.remove() }
-        try project.write("Mappings/Notes2ToNotes10.xcmappingmodel/xcmapping.xml", Self.mappingModel(from: "Notes 2", to: "Notes 10", title: true))
+        try project.write(
+            "Mappings/Notes2ToNotes10.xcmappingmodel/xcmapping.xml",
+            Self.mappingModel(from: "Notes 2", to: "Notes 10", title: true))
         try project.write("App/Migrations/Notes", "a file where the mapping files' folder goes")
         let arguments = ["import", "Notes.xcdatamodeld", "-o", "App/Models", "--mapping-models", "Mappings"]
         let failed = try CommandRunner.migrate(arguments, in: project.path)
@@ -432,6 +501,9 @@ import Testing
         let again = try CommandRunner.migrate(arguments + ["--force"], in: project.path)
         #expect(again.status == 1)
         #expect(try String(contentsOfFile: project.file("App/Models/Notes/3.yaml"), encoding: .utf8) == edited)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: project.file("App/Models/Notes")).filter { $0.contains(".import-") } == [])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: project.file("App/Models/Notes")).filter {
+                $0.contains(".import-")
+            } == [])
     }
 }

@@ -15,9 +15,12 @@ import Testing
                 path: "Migrations/WordPress-11-12.xcmappingmodel", sourceVersion: 11, destinationVersion: 12,
                 entities: ["ReaderPost (version 12)"]),
             StaleMappingModel(
-                path: "M/Span.cdm", sourceVersion: 20, destinationVersion: 23, entities: ["Blog (version 20)", "Post (version 23)"]),
+                path: "M/Span.cdm", sourceVersion: 20, destinationVersion: 23,
+                entities: ["Blog (version 20)", "Post (version 23)"]),
         ]
-        #expect(Import.staleNote(stale, from: 11, to: 12) == "WordPress-11-12.xcmappingmodel (ReaderPost (version 12) differ)")
+        #expect(
+            Import.staleNote(stale, from: 11, to: 12)
+                == "WordPress-11-12.xcmappingmodel (ReaderPost (version 12) differ)")
         #expect(Import.staleNote(stale, from: 10, to: 11) == nil)
         #expect(Import.staleNote(stale, from: 12, to: 13) == nil)
         #expect(Import.staleNote(stale, from: 21, to: 22) == "Span.cdm (Blog (version 20), Post (version 23) differ)")

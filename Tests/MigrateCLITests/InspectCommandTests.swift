@@ -17,13 +17,21 @@ import Testing
         #expect(pageSize * pageCount == storeBytes.count)
         try f.directory.write("empty.sqlite", bytes: [])
         try f.directory.write("notes.txt", String(repeating: "Not a database, only notes.\n", count: 10))
-        try f.directory.createDatabase("plain.sqlite", sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('x')")
+        try f.directory.createDatabase(
+            "plain.sqlite",
+            sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('x')")
 
         let cases = [
-            ("plain.sqlite", "an SQLite database, but not a Core Data store (no Z_METADATA and Z_PRIMARYKEY tables; found notes)"),
+            (
+                "plain.sqlite",
+                "an SQLite database, but not a Core Data store (no Z_METADATA and Z_PRIMARYKEY tables; found notes)"
+            ),
             ("notes.txt", "not an SQLite database (the file does not start with SQLite's header)"),
             ("empty.sqlite", "the file is empty, not an SQLite database"),
-            ("truncated.sqlite", "the file is truncated (3000 bytes; its header promises \(pageCount) pages of \(pageSize) bytes)"),
+            (
+                "truncated.sqlite",
+                "the file is truncated (3000 bytes; its header promises \(pageCount) pages of \(pageSize) bytes)"
+            ),
             ("missing.sqlite", "no such file"),
         ]
         for (name, reason) in cases {
@@ -42,7 +50,10 @@ import Testing
             #expect(f.snapshot(name) == before, "\(name)")
             #expect(f.snapshot(name).sideFiles == [], "\(name)")
         }
-        #expect(try f.directory.contents() == ["Models", "contacts.sqlite", "empty.sqlite", "notes.txt", "plain.sqlite", "truncated.sqlite"])
+        #expect(
+            try f.directory.contents() == [
+                "Models", "contacts.sqlite", "empty.sqlite", "notes.txt", "plain.sqlite", "truncated.sqlite",
+            ])
     }
 
     @Test func aCreatedStoreAsJSON() throws {
@@ -65,8 +76,10 @@ import Testing
 
         #expect(
             Set(report.keys) == [
-                "path", "writtenBy", "storeUUID", "storeType", "model", "stampedVersion", "recognizedVersion", "closestVersion",
-                "versionIdentifiers", "hashesVersion", "layoutHash", "journalMode", "fileSize", "entities", "tables", "history", "otherMetadata",
+                "path", "writtenBy", "storeUUID", "storeType", "model", "stampedVersion", "recognizedVersion",
+                "closestVersion",
+                "versionIdentifiers", "hashesVersion", "layoutHash", "journalMode", "fileSize", "entities", "tables",
+                "history", "otherMetadata",
                 "metadata",
             ])
         // The metadata property list as JSON: Core Data's keys, hashes as hex.
@@ -109,7 +122,8 @@ import Testing
         let person = try #require(tables.first { $0["name"] as? String == "ZPERSON" })
         #expect(
             (person["columns"] as? [[String: String]])?.map { "\($0["name"]!) \($0["type"]!)" } == [
-                "Z_PK INTEGER", "Z_ENT INTEGER", "Z_OPT INTEGER", "ZAGE INTEGER", "ZCREATEDAT TIMESTAMP", "ZCITY VARCHAR", "ZEMAIL VARCHAR",
+                "Z_PK INTEGER", "Z_ENT INTEGER", "Z_OPT INTEGER", "ZAGE INTEGER", "ZCREATEDAT TIMESTAMP",
+                "ZCITY VARCHAR", "ZEMAIL VARCHAR",
                 "ZFULLNAME VARCHAR",
             ])
     }
@@ -121,7 +135,9 @@ import Testing
         let json = try CLIFixture.object(try f.migrate(["inspect", "--json", store]).stdout)
         let uuid = try #require(json["storeUUID"] as? String)
         let layoutHash = try #require(json["layoutHash"] as? String)
-        let hashes = try #require(json["entities"] as? [[String: Any]]).map { ($0["storedHash"] as? String ?? "").prefix(8) }
+        let hashes = try #require(json["entities"] as? [[String: Any]]).map {
+            ($0["storedHash"] as? String ?? "").prefix(8)
+        }
         let size = try #require(f.snapshot(store).bytes?.count)
 
         let result = try f.migrate(["inspect", "--layout"] + f.models + [store])
@@ -144,12 +160,13 @@ import Testing
                   MM_MODELCACHE (1 rows, 2 columns, 0 indexes)
                     columns: Z_VERSION INTEGER, Z_CONTENT BLOB
                   ZPERSON (0 rows, 9 columns, 2 indexes)
-                    columns: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZCREATEDAT TIMESTAMP, ZCITY VARCHAR, ZEMAIL VARCHAR, \
-                ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR
+                    columns: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZCREATEDAT TIMESTAMP, ZCITY \
+                VARCHAR, ZEMAIL VARCHAR, ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR
                     index ZPERSON_ZEMAIL_INDEX (ZEMAIL)
                     unique index Z_Person_UNIQUE_email (ZEMAIL)
                   ZPOST (0 rows, 8 columns, 1 indexes)
-                    columns: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHOR INTEGER, ZPUBLISHEDAT TIMESTAMP, ZRATING FLOAT, ZBODY VARCHAR, ZTITLE VARCHAR
+                    columns: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHOR INTEGER, ZPUBLISHEDAT TIMESTAMP, \
+                ZRATING FLOAT, ZBODY VARCHAR, ZTITLE VARCHAR
                     index ZPOST_ZAUTHOR_INDEX (ZAUTHOR)
                   ZTAG (0 rows, 4 columns, 1 indexes)
                     columns: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR

@@ -20,7 +20,10 @@ import Testing
             if line.hasPrefix("```") {
                 if let lines = block {
                     let body = lines.joined(separator: "\n").replacingOccurrences(of: "…", with: "null")
-                    let lineValues = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.replacingOccurrences(of: "…", with: "null").utf8)) }
+                    let lineValues = lines.compactMap {
+                        try? JSONSerialization.jsonObject(
+                            with: Data($0.replacingOccurrences(of: "…", with: "null").utf8))
+                    }
                     if let whole = try? JSONSerialization.jsonObject(with: Data(body.utf8)) {
                         result[section, default: []].append([whole])
                     } else if !lineValues.isEmpty, lineValues.count == lines.filter({ !$0.isEmpty }).count {
@@ -43,7 +46,8 @@ import Testing
         let doc = documented as? [String: Any], out = real as? [String: Any]
         #expect(doc != nil && out != nil, "\(path): not objects")
         guard let doc, let out else { return }
-        #expect(Set(doc.keys) == Set(out.keys), "\(path): documented \(doc.keys.sorted()), written \(out.keys.sorted())")
+        #expect(
+            Set(doc.keys) == Set(out.keys), "\(path): documented \(doc.keys.sorted()), written \(out.keys.sorted())")
     }
 
     static func json(_ text: String) throws -> Any {
@@ -76,10 +80,14 @@ import Testing
 
         // apply: each documented event kind against the one written.
         let applyDocs = try #require(docs["apply"])
-        let events = try run(["apply"] + f.models + ["new.sqlite", "--backup-dir", "backups"]).split(separator: "\n").map { try Self.json(String($0)) }
+        let events = try run(["apply"] + f.models + ["new.sqlite", "--backup-dir", "backups"]).split(separator: "\n")
+            .map { try Self.json(String($0)) }
         for kind in ["step", "stepDone", "checks", "done"] {
-            let written = try #require(events.compactMap { $0 as? [String: Any] }.first { $0["event"] as? String == kind }, "no \(kind) event")
-            Self.compare(documented: try #require(Self.event(kind, in: applyDocs), "apply: no \(kind) example"), real: written, path: "apply.\(kind)")
+            let written = try #require(
+                events.compactMap { $0 as? [String: Any] }.first { $0["event"] as? String == kind }, "no \(kind) event")
+            Self.compare(
+                documented: try #require(Self.event(kind, in: applyDocs), "apply: no \(kind) example"), real: written,
+                path: "apply.\(kind)")
         }
         try check("restore", 0, try run(["restore"] + f.models + ["new.sqlite", "--backup-dir", "backups"]))
 
@@ -88,19 +96,24 @@ import Testing
         let fleet = try run(["fleet", "apply", "--shard", "0/1", "--backup-dir", "fleet-backups"] + f.models + [store])
         let records = try fleet.split(separator: "\n").compactMap { try Self.json(String($0)) as? [String: Any] }
         let migrated = try #require(records.first { $0["status"] as? String == "migrated" })
-        let documentedStore = try #require(fleetDocs.joined().compactMap { $0 as? [String: Any] }.first { $0["status"] as? String == "migrated" })
+        let documentedStore = try #require(
+            fleetDocs.joined().compactMap { $0 as? [String: Any] }.first { $0["status"] as? String == "migrated" })
         Self.compare(documented: documentedStore, real: migrated, path: "fleet.store")
         Self.compare(
-            documented: try #require(Self.event("summary", in: fleetDocs)), real: try #require(records.first { $0["event"] as? String == "summary" }),
+            documented: try #require(Self.event("summary", in: fleetDocs)),
+            real: try #require(records.first { $0["event"] as? String == "summary" }),
             path: "fleet.summary")
-        try check("fetch, update, delete", 1, try run(["update"] + f.models + [store, "Item", "--set", "value = value", "--dry-run"]))
+        try check(
+            "fetch, update, delete", 1,
+            try run(["update"] + f.models + [store, "Item", "--set", "value = value", "--dry-run"]))
     }
 
     /// The README's "Exit codes" table, the one home of exit codes, lists every
     /// outcome of the code's one table, in its order, with its word and exit code.
     @Test func theExitCodesTableIsTheCodes() throws {
         let text = try String(contentsOfFile: TestModels.packageRoot + "/README.md", encoding: .utf8)
-        let section = try #require(text.components(separatedBy: "## Exit codes\n").dropFirst().first?.components(separatedBy: "\n## ").first)
+        let section = try #require(
+            text.components(separatedBy: "## Exit codes\n").dropFirst().first?.components(separatedBy: "\n## ").first)
         let rows = section.split(separator: "\n").filter { $0.hasPrefix("| `") }.map { line in
             line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
         }

@@ -10,7 +10,9 @@ import Testing
     static func objects(_ text: String) throws -> [[String: Any]] {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix("{\n") || !trimmed.contains("\n") {
-            return [try #require(try JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String: Any], "\(text)")]
+            return [
+                try #require(try JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String: Any], "\(text)")
+            ]
         }
         return try trimmed.split(separator: "\n").map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
@@ -18,7 +20,9 @@ import Testing
     }
 
     /// Asserts the error object of a failed command.
-    static func expectError(_ result: CommandResult, _ status: Int32, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    static func expectError(
+        _ result: CommandResult, _ status: Int32, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws {
         #expect(result.status == status, "\(result)", sourceLocation: sourceLocation)
         let last = try #require(try objects(result.stdout).last, sourceLocation: sourceLocation)
         let error = try #require(last["error"] as? [String: Any], "\(result.stdout)", sourceLocation: sourceLocation)
@@ -34,7 +38,8 @@ import Testing
 
         // validate
         #expect(try Self.objects(try f.migrate(["validate", "--json"] + m).stdout).first?["valid"] as? Bool == true)
-        try f.directory.write("Bad/Stock/1.yaml", "model: Stock\nversion: 1\nentities:\n  Item:\n    attributes: { n: strin }\n")
+        try f.directory.write(
+            "Bad/Stock/1.yaml", "model: Stock\nversion: 1\nentities:\n  Item:\n    attributes: { n: strin }\n")
         try Self.expectError(try f.migrate(["validate", "--json", "--models", "Bad"]), 1)
         // compile
         #expect(try Self.objects(try f.migrate(["compile", "--json"] + m).stdout).isEmpty == false)
@@ -43,13 +48,19 @@ import Testing
         #expect(try Self.objects(try f.migrate(["diff", "--json", "1", "2"] + m).stdout).first?["mapping"] != nil)
         try Self.expectError(try f.migrate(["diff", "--json", "1", "9"] + m), 64)
         // create
-        #expect(try Self.objects(try f.migrate(["create", "--json", "new.sqlite"] + m).stdout).first?["version"] as? Int == 2)
+        #expect(
+            try Self.objects(try f.migrate(["create", "--json", "new.sqlite"] + m).stdout).first?["version"] as? Int
+                == 2)
         try Self.expectError(try f.migrate(["create", "--json", "new.sqlite"] + m), 1)
         // inspect
-        #expect(try Self.objects(try f.migrate(["inspect", "--json", store] + m).stdout).first?["recognizedVersion"] as? Int == 1)
+        #expect(
+            try Self.objects(try f.migrate(["inspect", "--json", store] + m).stdout).first?["recognizedVersion"] as? Int
+                == 1)
         try Self.expectError(try f.migrate(["inspect", "--json", "nothing.sqlite"] + m), 1)
         // status
-        #expect(try Self.objects(try f.migrate(["status", "--json", store] + m).stdout).first?["status"] as? String == "migration-needed")
+        #expect(
+            try Self.objects(try f.migrate(["status", "--json", store] + m).stdout).first?["status"] as? String
+                == "migration-needed")
         try Self.expectError(try f.migrate(["status", "--json", "nothing.sqlite"] + m), 1)
         // plan
         #expect(try Self.objects(try f.migrate(["plan", "--json", store] + m).stdout).first?["hops"] != nil)
@@ -59,7 +70,9 @@ import Testing
         let loaded = try f.migrate(["load", "--json", "new.sqlite", "Owner", "owners.jsonl"] + m)
         #expect(try Self.objects(loaded.stdout).first?["loaded"] as? Int == 1)
         try Self.expectError(try f.migrate(["load", "--json", "new.sqlite", "Robot", "owners.jsonl"] + m), 64)
-        #expect(try Self.objects(try f.migrate(["dump", "--json", "new.sqlite", "Owner"] + m).stdout).first?["name"] as? String == "Ann")
+        #expect(
+            try Self.objects(try f.migrate(["dump", "--json", "new.sqlite", "Owner"] + m).stdout).first?["name"]
+                as? String == "Ann")
         try Self.expectError(try f.migrate(["dump", "--json", "nothing.sqlite", "Owner"] + m), 1)
         // apply: JSON Lines ending in done, or in failed with the error object
         let applied = try Self.objects(try f.migrate(["apply", "--json", store] + m).stdout)
@@ -70,7 +83,9 @@ import Testing
         // import
         try Self.expectError(try f.migrate(["import", "--json", "nothing.xcdatamodeld", "-o", "Imported"]), 1)
         // diagram
-        #expect((try Self.objects(try f.migrate(["diagram", "--json"] + m).stdout).first?["diagram"] as? String)?.hasPrefix("erDiagram") == true)
+        #expect(
+            (try Self.objects(try f.migrate(["diagram", "--json"] + m).stdout).first?["diagram"] as? String)?.hasPrefix(
+                "erDiagram") == true)
         try Self.expectError(try f.migrate(["diagram", "--json", "7"] + m), 64)
     }
 

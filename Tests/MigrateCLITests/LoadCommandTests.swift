@@ -11,7 +11,9 @@ import Testing
     @Test(arguments: [
         (
             "Person", [ann, bob, #"{"fullName":"Cy","email":"cy@example.com","age":"old"}"#],
-            #"error: input.jsonl:3: Person.age: expected an integer16 value, found the string "old" (nothing was loaded)"#
+            #"""
+            error: input.jsonl:3: Person.age: expected an integer16 value, found the string "old" (nothing was loaded)
+            """#
         ),
         (
             "Person", [ann, #"{"email":"cy@example.com"}"#],
@@ -56,7 +58,13 @@ import Testing
     /// error (64) with a suggestion, nothing loaded.
     @Test(arguments: [
         ("Robot", "error: unknown entity 'Robot' (model Contacts version 1 has Person, Post) (nothing was loaded)\n"),
-        ("Persons", "error: unknown entity 'Persons' (did you mean 'Person'?) (model Contacts version 1 has Person, Post) (nothing was loaded)\n"),
+        (
+            "Persons",
+            """
+            error: unknown entity 'Persons' (did you mean 'Person'?) (model Contacts version 1 has Person, Post) \
+            (nothing was loaded)\n
+            """
+        ),
     ])
     func anUnknownEntityIsAUsageError(entity: String, message: String) throws {
         let f = try CLIFixture()
@@ -79,7 +87,8 @@ import Testing
         #expect(result.status == 1)
         #expect(
             result.stderr == """
-                error: <stdin>:2: Person.email: "ann@example.com" is already used by Person 1 (line 1); the model makes email unique (nothing was loaded)
+                error: <stdin>:2: Person.email: "ann@example.com" is already used by Person 1 (line 1); the model \
+                makes email unique (nothing was loaded)
 
                 """)
         #expect(f.snapshot(store) == before)
@@ -109,9 +118,12 @@ import Testing
                   loan: { destination: Loan, inverse: member }
 
             """)
-        let created = try f.migrate("create", "--models", "Models", "--model", "Lending", "--version", "1", "lending.sqlite")
+        let created = try f.migrate(
+            "create", "--models", "Models", "--model", "Lending", "--version", "1", "lending.sqlite")
         #expect(created.status == 0, "\(created.stderr)")
-        let loans = try f.migrate(["load", "lending.sqlite", "Loan", "-"], stdin: #"{"_pk":5,"title":"Dune"}"# + "\n" + #"{"_pk":6,"title":"Emma"}"# + "\n")
+        let loans = try f.migrate(
+            ["load", "lending.sqlite", "Loan", "-"],
+            stdin: #"{"_pk":5,"title":"Dune"}"# + "\n" + #"{"_pk":6,"title":"Emma"}"# + "\n")
         #expect(loans.stdout == "loaded 2 Loan objects into lending.sqlite\n")
         let before = f.snapshot("lending.sqlite")
         try f.directory.write(
@@ -126,7 +138,8 @@ import Testing
         let result = try f.migrate("load", "lending.sqlite", "Member", "members.jsonl")
         #expect(
             result.stderr == """
-                error: members.jsonl:2: Member.loan: Loan 5 is already the loan of Member 1 (line 1); a Loan has one member (Loan.member is to-one)
+                error: members.jsonl:2: Member.loan: Loan 5 is already the loan of Member 1 (line 1); a Loan has one \
+                member (Loan.member is to-one)
                 error: members.jsonl:4: Member.loan: no Loan with primary key 7 (nothing was loaded)
 
                 """)
@@ -139,8 +152,10 @@ import Testing
         let again = try f.migrate("load", "lending.sqlite", "Member", "members.jsonl")
         #expect(
             again.stderr == """
-                error: members.jsonl:1: Member.loan: Loan 5 is already the loan of Member 1; a Loan has one member (Loan.member is to-one)
-                error: members.jsonl:2: Member.loan: Loan 5 is already the loan of Member 1; a Loan has one member (Loan.member is to-one)
+                error: members.jsonl:1: Member.loan: Loan 5 is already the loan of Member 1; a Loan has one member \
+                (Loan.member is to-one)
+                error: members.jsonl:2: Member.loan: Loan 5 is already the loan of Member 1; a Loan has one member \
+                (Loan.member is to-one)
                 error: members.jsonl:4: Member.loan: no Loan with primary key 7 (nothing was loaded)
 
                 """)
@@ -169,32 +184,39 @@ import Testing
                 {"title":"Again","author":1,"body":"Line one\\nline two"}
                 """)
         #expect(posts.status == 0)
-        #expect(posts.stdout == "{\n  \"entity\" : \"Post\",\n  \"loaded\" : 2,\n  \"store\" : \"contacts.sqlite\"\n}\n")
+        #expect(
+            posts.stdout == "{\n  \"entity\" : \"Post\",\n  \"loaded\" : 2,\n  \"store\" : \"contacts.sqlite\"\n}\n")
 
         let dump = try f.migrate("dump", store, "Person")
         #expect(dump.status == 0)
         // Read at the store's own version, version 1 (the folder's models go to 3).
         #expect(
             dump.stderr == """
-                note: contacts.sqlite is at version 1 of Contacts (the current version is 3); reading it at its own version \
-                (`migrate apply contacts.sqlite` migrates it)
+                note: contacts.sqlite is at version 1 of Contacts (the current version is 3); reading it at its own \
+                version (`migrate apply contacts.sqlite` migrates it)
 
                 """)
         #expect(
             dump.stdout == """
-                {"_pk":1,"_entity":"Person","age":41,"city":null,"createdAt":"2026-01-01T00:00:00Z","email":"ann@example.com","fullName":"Ann Lee"}
-                {"_pk":2,"_entity":"Person","age":0,"city":"Zürich","createdAt":"2026-01-01T00:00:00Z","email":"bob@example.com","fullName":"Bob Ray"}
+                {"_pk":1,"_entity":"Person","age":41,"city":null,"createdAt":"2026-01-01T00:00:00Z",\
+                "email":"ann@example.com","fullName":"Ann \
+                Lee"}
+                {"_pk":2,"_entity":"Person","age":0,"city":"Zürich","createdAt":"2026-01-01T00:00:00Z",\
+                "email":"bob@example.com","fullName":"Bob \
+                Ray"}
 
                 """)
         let postDump = try f.migrate("dump", "--limit", "1", store, "Post")
         #expect(
             postDump.stdout == #"""
-                {"_pk":10,"_entity":"Post","author":1,"body":null,"publishedAt":"2026-03-01T12:00:00.5Z","rating":4.5,"title":"Hello"}
+                {"_pk":10,"_entity":"Post","author":1,"body":null,"publishedAt":"2026-03-01T12:00:00.5Z",\#
+                "rating":4.5,"title":"Hello"}
                 """# + "\n")
         let all = try f.migrate("dump", store, "Post")
         #expect(
             all.stdout.split(separator: "\n").last == #"""
-                {"_pk":11,"_entity":"Post","author":1,"body":"Line one\nline two","publishedAt":null,"rating":null,"title":"Again"}
+                {"_pk":11,"_entity":"Post","author":1,"body":"Line one\nline \#
+                two","publishedAt":null,"rating":null,"title":"Again"}
                 """#)
 
         // The dump loads into a fresh store, entity by entity, and dumps the same
@@ -221,7 +243,9 @@ import Testing
         #expect(negative.stderr.hasPrefix("Error: --limit must be 0 or more\n"))
         let missing = try f.migrate("load", store, "Person", "nothing.jsonl")
         #expect(missing.status == 1)
-        #expect(missing.stderr == "error: nothing.jsonl: cannot read the file: No such file or directory (nothing was loaded)\n")
+        #expect(
+            missing.stderr
+                == "error: nothing.jsonl: cannot read the file: No such file or directory (nothing was loaded)\n")
         #expect(f.snapshot(store) == before)
     }
 }

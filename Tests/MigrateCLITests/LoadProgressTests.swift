@@ -18,9 +18,11 @@ import Testing
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        try input.fileHandleForWriting.write(contentsOf: Data(#"{"firstName":"Ann","lastName":"Lee","email":"a@x","age":3}"#.utf8 + [10]))
+        try input.fileHandleForWriting.write(
+            contentsOf: Data(#"{"firstName":"Ann","lastName":"Lee","email":"a@x","age":3}"#.utf8 + [10]))
         Thread.sleep(forTimeInterval: 3.4)
-        try input.fileHandleForWriting.write(contentsOf: Data(#"{"firstName":"Bo","lastName":"Ng","email":"b@x","age":4}"#.utf8 + [10]))
+        try input.fileHandleForWriting.write(
+            contentsOf: Data(#"{"firstName":"Bo","lastName":"Ng","email":"b@x","age":4}"#.utf8 + [10]))
         try input.fileHandleForWriting.close()
         let stdout = String(decoding: (try? out.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
         let stderr = String(decoding: (try? err.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
@@ -59,7 +61,9 @@ import Testing
             #expect(object["bytesTotal"] == nil)
         }
         // The result follows the events, as without them.
-        #expect(stdout.hasSuffix("{\n  \"entity\" : \"Person\",\n  \"loaded\" : 2,\n  \"store\" : \"\(store)\"\n}\n"), "\(stdout)")
+        #expect(
+            stdout.hasSuffix("{\n  \"entity\" : \"Person\",\n  \"loaded\" : 2,\n  \"store\" : \"\(store)\"\n}\n"),
+            "\(stdout)")
     }
 
     @Test func noProgressSaysNothing() throws {

@@ -7,12 +7,17 @@ import Testing
 /// `apply`, never ignored; a selector the policy does not declare is refused as code
 /// this migrate lacks (exit 4), at its file:line:column.
 @Suite struct MappingFolderCommandTests {
-    static let onto = "a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)"
+    static let onto =
+        """
+        a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A (a hop, e.g. 1-to-2.yaml, or a span, \
+        e.g. 1-to-5.yaml)
+        """
 
     /// Contacts 1 to 3 with the example's mapping file and the unusable ones.
     static func fixture() throws -> CLIFixture {
         let f = try CLIFixture()
-        let example = try String(contentsOfFile: "\(TestModels.packageRoot)/Migrations/Contacts/1-to-2.yaml", encoding: .utf8)
+        let example = try String(
+            contentsOfFile: "\(TestModels.packageRoot)/Migrations/Contacts/1-to-2.yaml", encoding: .utf8)
         try f.directory.write("Migrations/Contacts/1-to-2.yaml", example)
         for name in ["2-to-9.yaml", "3-to-3.yaml", "3-to-2.yaml", "2-to-3.yaml.bak"] {
             try f.directory.write("Migrations/Contacts/" + name, "entities: {}\n")
@@ -21,10 +26,11 @@ import Testing
     }
 
     static let errors = """
-        error: Migrations/Contacts/2-to-3.yaml.bak: not a mapping file: a model's mapping folder holds files named <A>-to-<B>.yaml \
-        (e.g. 1-to-2.yaml), and this one would be ignored (rename it, or move it out of Migrations/Contacts)
-        error: Migrations/Contacts/2-to-9.yaml: maps version 2 to 9, but model Contacts has no version 9 (its versions: 1 to 3); \
-        no migration would ever use this file
+        error: Migrations/Contacts/2-to-3.yaml.bak: not a mapping file: a model's mapping folder holds files named \
+        <A>-to-<B>.yaml (e.g. 1-to-2.yaml), and this one would be ignored (rename it, or move it out of \
+        Migrations/Contacts)
+        error: Migrations/Contacts/2-to-9.yaml: maps version 2 to 9, but model Contacts has no version 9 (its \
+        versions: 1 to 3); no migration would ever use this file
         error: Migrations/Contacts/3-to-2.yaml: \(onto)
         error: Migrations/Contacts/3-to-3.yaml: \(onto)
         """
@@ -63,7 +69,8 @@ import Testing
         let result = try f.migrate(["validate", "--migrations", "Migrations"] + f.models)
         #expect(result.status == 1)
         #expect(
-            result.stderr.hasPrefix("Migrations/Contacts/2-to-3.yaml:2:3: error: entity 'Persn': not an entity of Contacts version 3"),
+            result.stderr.hasPrefix(
+                "Migrations/Contacts/2-to-3.yaml:2:3: error: entity 'Persn': not an entity of Contacts version 3"),
             "\(result.stderr)")
         try f.directory.write("Migrations/Contacts/2-to-3.yaml", "entities: {}\n")
         let valid = try f.migrate(["validate", "--migrations", "Migrations"] + f.models)
@@ -92,9 +99,10 @@ import Testing
         #expect(
             result.stderr == """
                 error: Contacts version 1 to 2 needs policy code this migrate does not have (1 problem):
-                  Migrations/Contacts/1-to-2.yaml:5:28: property 'Person.firstName': policy 'SplitFullName' has no function 'givenNameFrom:' \
-                (declared: firstNameFrom:, lastNameFrom:)
-                    remedy: add PolicyFunction("givenNameFrom:") { … } to SplitFullName.functions (Docs/Policies.md), or call one it has
+                  Migrations/Contacts/1-to-2.yaml:5:28: property 'Person.firstName': policy 'SplitFullName' has no \
+                function 'givenNameFrom:' (declared: firstNameFrom:, lastNameFrom:)
+                    remedy: add PolicyFunction("givenNameFrom:") { … } to SplitFullName.functions (Docs/Policies.md), \
+                or call one it has
 
                 """)
         #expect(f.snapshot("contacts.sqlite") == before)
@@ -106,7 +114,9 @@ import Testing
     @Test func foldersHidingMappingFilesAreReported() throws {
         let f = try CLIFixture()
         defer { f.remove() }
-        for path in ["Contacts/1-to-2.yaml/x.yaml", "Contacts/sub/2-to-3.yaml", "contacts/1-to-2.yaml", "Contact/1-to-2.yaml"] {
+        for path in [
+            "Contacts/1-to-2.yaml/x.yaml", "Contacts/sub/2-to-3.yaml", "contacts/1-to-2.yaml", "Contact/1-to-2.yaml",
+        ] {
             try f.directory.write("Migrations/" + path, "entities: {}\n")
         }
         try f.directory.write("Migrations/Policies/Skeleton.swift", "// written by import\n")
@@ -114,14 +124,16 @@ import Testing
         #expect(result.status == 1)
         #expect(
             result.stderr == """
-                error: Migrations/contacts: the mapping folder of model Contacts is named Contacts exactly (names are case-sensitive \
-                here); nothing in this one would be read
-                error: Migrations/Contacts/1-to-2.yaml: a folder in a model's mapping folder: it holds mapping files (<A>-to-<B>.yaml) \
-                and a Policies folder only, and nothing in this one would be read (move its files up, or out of Migrations/Contacts)
-                error: Migrations/Contacts/sub: a folder in a model's mapping folder: it holds mapping files (<A>-to-<B>.yaml) and a \
-                Policies folder only, and nothing in this one would be read (move its files up, or out of Migrations/Contacts)
-                error: Migrations/Contact: holds YAML files but is the mapping folder of no model (models: Contacts); nothing in it \
-                would be read (name it after its model, or move it out of Migrations)
+                error: Migrations/contacts: the mapping folder of model Contacts is named Contacts exactly (names are \
+                case-sensitive here); nothing in this one would be read
+                error: Migrations/Contacts/1-to-2.yaml: a folder in a model's mapping folder: it holds mapping files \
+                (<A>-to-<B>.yaml) and a Policies folder only, and nothing in this one would be read (move its files \
+                up, or out of Migrations/Contacts)
+                error: Migrations/Contacts/sub: a folder in a model's mapping folder: it holds mapping files \
+                (<A>-to-<B>.yaml) and a Policies folder only, and nothing in this one would be read (move its files \
+                up, or out of Migrations/Contacts)
+                error: Migrations/Contact: holds YAML files but is the mapping folder of no model (models: Contacts); \
+                nothing in it would be read (name it after its model, or move it out of Migrations)
                 4 errors, 0 warnings
 
                 """, "\(result.stderr)")

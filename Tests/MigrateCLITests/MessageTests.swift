@@ -28,11 +28,18 @@ import Testing
         let store = try f.store()
         let result = try f.migrate(["plan", "--migrations", "Migrashuns"] + f.models + [store])
         #expect(result.status == 64)
-        #expect(result.stderr.hasPrefix("Error: --migrations Migrashuns: no such folder (leave the option out when there are no mapping files)\n"))
+        #expect(
+            result.stderr.hasPrefix(
+                """
+                Error: --migrations Migrashuns: no such folder (leave the option out when there are no mapping files)\n
+                """
+            ))
         // A file where the folder belongs says so.
         let file = try f.migrate(["plan", "--migrations", store] + f.models + [store])
         #expect(file.status == 64)
-        #expect(file.stderr.hasPrefix("Error: --migrations \(store): a file, not a folder (the folder that holds <Model>/<A>-to-<B>.yaml)\n"))
+        #expect(
+            file.stderr.hasPrefix(
+                "Error: --migrations \(store): a file, not a folder (the folder that holds <Model>/<A>-to-<B>.yaml)\n"))
     }
 
     /// A refusal inside a run of fused hops names the one hop that needs a file, in
@@ -50,7 +57,8 @@ import Testing
         let result = try f.migrate(["plan", "--migrations", "deploy/maps"] + f.models + [store])
         #expect(result.status == 4, "\(result)")
         #expect(result.stderr.contains("no lightweight mapping from Stock version 2 to 3"), "\(result.stderr)")
-        #expect(result.stderr.contains("write deploy/maps/Stock/2-to-3.yaml with a policy for Item"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("write deploy/maps/Stock/2-to-3.yaml with a policy for Item"), "\(result.stderr)")
     }
 
     /// SIGINT while apply runs: rolled back, exit 130, the store as it was. The

@@ -27,7 +27,8 @@ import Testing
         """
 
     func migrate(_ scenario: MigrationScenario, _ arguments: [String]) throws -> CommandResult {
-        try CommandRunner.migrate([arguments[0], scenario.storePath] + arguments.dropFirst() + ["--models", scenario.modelsFolder])
+        try CommandRunner.migrate(
+            [arguments[0], scenario.storePath] + arguments.dropFirst() + ["--models", scenario.modelsFolder])
     }
 
     /// Core Data saves a game with no cheats (the set is empty, never nil, and only
@@ -37,7 +38,8 @@ import Testing
     @Test func aRequiredToManyWithoutMinCountMayBeEmpty() throws {
         let scenario = try MigrationScenario("Library", versions: [Self.library])
         defer { scenario.remove() }
-        try scenario.directory.write("games.jsonl", #"{"_pk":1,"name":"Zelda"}"# + "\n" + #"{"_pk":2,"name":"Metroid"}"# + "\n")
+        try scenario.directory.write(
+            "games.jsonl", #"{"_pk":1,"name":"Zelda"}"# + "\n" + #"{"_pk":2,"name":"Metroid"}"# + "\n")
         try scenario.directory.write("cheats.jsonl", #"{"_pk":1,"code":"GOLD","game":1}"# + "\n")
         let games = try migrate(scenario, ["load", "Game", scenario.directory.file("games.jsonl")])
         #expect(games.status == 0, "\(games.stderr)")
@@ -45,7 +47,10 @@ import Testing
         #expect(try migrate(scenario, ["load", "Cheat", scenario.directory.file("cheats.jsonl")]).status == 0)
         let delete = try migrate(scenario, ["delete", "Cheat", "--where", "code == 'GOLD'"])
         #expect(delete.status == 0, "\(delete.stderr)")
-        #expect(try scenario.rows("SELECT Z_PK, ZNAME FROM ZGAME ORDER BY Z_PK").map { $0.map { "\($0)" } } == [["1", "'Zelda'"], ["2", "'Metroid'"]])
+        #expect(
+            try scenario.rows("SELECT Z_PK, ZNAME FROM ZGAME ORDER BY Z_PK").map { $0.map { "\($0)" } } == [
+                ["1", "'Zelda'"], ["2", "'Metroid'"],
+            ])
         #expect(try scenario.rows("SELECT count(*) FROM ZCHEAT").map { $0.map { "\($0)" } } == [["0"]])
         let apply = try migrate(scenario, ["apply", "--verify"])
         #expect(apply.status == 0, "\(apply.stderr)")
@@ -53,10 +58,22 @@ import Testing
         try scenario.directory.write("shelves.jsonl", #"{"_pk":1,"label":"A","games":[1]}"# + "\n")
         let shelf = try migrate(scenario, ["load", "Shelf", scenario.directory.file("shelves.jsonl")])
         #expect(shelf.status == 1)
-        #expect(shelf.stderr == "error: \(scenario.directory.file("shelves.jsonl")):1: Shelf.games: needs at least 2 objects, found 1 (nothing was loaded)\n")
+        #expect(
+            shelf.stderr
+                == """
+                error: \(scenario.directory.file("shelves.jsonl")):1: Shelf.games: needs at least 2 objects, found 1 \
+                (nothing was loaded)\n
+                """
+        )
         try scenario.directory.write("none.jsonl", #"{"_pk":1,"label":"A","games":[]}"# + "\n")
         let empty = try migrate(scenario, ["load", "Shelf", scenario.directory.file("none.jsonl")])
-        #expect(empty.stderr == "error: \(scenario.directory.file("none.jsonl")):1: Shelf.games: needs at least 2 objects, found 0 (nothing was loaded)\n")
+        #expect(
+            empty.stderr
+                == """
+                error: \(scenario.directory.file("none.jsonl")):1: Shelf.games: needs at least 2 objects, found 0 \
+                (nothing was loaded)\n
+                """
+        )
     }
 
     /// An ordered one-to-many keeps its order through `dump` and `load` into a new
@@ -81,8 +98,10 @@ import Testing
             for (key, title) in [(1, "a"), (2, "b"), (3, "c"), (4, "d"), (5, "e")] {
                 try access.insert("Track", values: ["title": .string(title)], primaryKey: Int64(key))
             }
-            try access.insert("Playlist", values: ["name": .string("Mix")], relationships: ["tracks": [4, 1, 5]], primaryKey: 1)
-            try access.insert("Playlist", values: ["name": .string("Calm")], relationships: ["tracks": [3, 2]], primaryKey: 2)
+            try access.insert(
+                "Playlist", values: ["name": .string("Mix")], relationships: ["tracks": [4, 1, 5]], primaryKey: 1)
+            try access.insert(
+                "Playlist", values: ["name": .string("Calm")], relationships: ["tracks": [3, 2]], primaryKey: 2)
         }
         func lists() throws -> [String] {
             try scenario.fetch("Playlist").map { "\($0.primaryKey): \($0.relationships["tracks"] ?? [])" }

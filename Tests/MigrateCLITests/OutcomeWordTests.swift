@@ -15,7 +15,10 @@ import Testing
         let fleet = try f.migrate(["fleet", "status", "--json"] + f.models + [store])
         let lastEvent = try #require(apply.stdout.split(separator: "\n").last.map(String.init))
         let record = try #require(try FleetCommandTests.records(fleet.stdout, event: "store").first)
-        return (try StockFixture.object(status.stdout), try StockFixture.object(lastEvent), record, [status.status, apply.status, fleet.status])
+        return (
+            try StockFixture.object(status.stdout), try StockFixture.object(lastEvent), record,
+            [status.status, apply.status, fleet.status]
+        )
     }
 
     /// A flat JSON object equals `expected` (values compared as their text).
@@ -42,7 +45,9 @@ import Testing
         #expect(fleet["message"] as? String == "not an SQLite database (the file does not start with SQLite's header)")
         let plan = try f.migrate(["plan", "--json"] + f.models + ["garbage.sqlite"])
         #expect(plan.status == 1)
-        #expect(Self.same(try StockFixture.object(plan.stdout)["error"], ["status": "failed", "exitCode": 1, "message": message]))
+        #expect(
+            Self.same(
+                try StockFixture.object(plan.stdout)["error"], ["status": "failed", "exitCode": 1, "message": message]))
         let fleetApply = try f.migrate(["fleet", "apply", "--json"] + f.models + ["garbage.sqlite"])
         #expect(fleetApply.status == 1)
         #expect(try FleetCommandTests.statuses(fleetApply.stdout) == ["garbage.sqlite": "failed"])
@@ -53,13 +58,16 @@ import Testing
     @Test func aForeignStoreIsUnknownVersionEverywhere() throws {
         let f = try StockFixture()
         defer { f.remove() }
-        let created = try f.migrate(["create", "--models", TestModels.modelsFolder, "--model", "Contacts", "--version", "1", "contacts.sqlite"])
+        let created = try f.migrate([
+            "create", "--models", TestModels.modelsFolder, "--model", "Contacts", "--version", "1", "contacts.sqlite",
+        ])
         #expect(created.status == 0)
         let before = f.snapshot("contacts.sqlite")
         let (status, apply, fleet, codes) = try Self.words(f, "contacts.sqlite")
         #expect(codes == [5, 5, 5])
         let message = """
-            contacts.sqlite: this store is a Contacts store, and the models given hold models: Stock (is --models the folder holding Contacts/?)
+            contacts.sqlite: this store is a Contacts store, and the models given hold models: Stock (is --models the \
+            folder holding Contacts/?)
             """
         for report in [status, apply] {
             #expect(report["status"] as? String == "unknown-version")
@@ -107,6 +115,7 @@ import Testing
                 ]))
         let plan = try f.migrate(["plan", "--json"] + f.models + [store, "--to", "9"])
         #expect(plan.status == 64)
-        #expect(Self.same(try StockFixture.object(plan.stdout)["error"], try #require(report["error"] as? [String: Any])))
+        #expect(
+            Self.same(try StockFixture.object(plan.stdout)["error"], try #require(report["error"] as? [String: Any])))
     }
 }

@@ -15,7 +15,10 @@ import Testing
 
     static func scenario() throws -> MigrationScenario {
         let s = try MigrationScenario("Books", versions: versions)
-        try s.withObjects { try $0.insert("Book", values: ["title": .string("Emma"), "fileURL": .string("file:///emma"), "score": .integer(9)]) }
+        try s.withObjects {
+            try $0.insert(
+                "Book", values: ["title": .string("Emma"), "fileURL": .string("file:///emma"), "score": .integer(9)])
+        }
         return s
     }
 
@@ -34,21 +37,24 @@ import Testing
                 \(s.storePath): Books version 1 → 3, 1 hop
                 path: direct inferred 1 → 3
                   1 → 3: direct inferred: hop 2 → 3 is refused; inference accepts the direct mapping
-                  not taken: the chain: hop 2 → 3 is refused by inference (Book.score: type change integer32 → integer16 is narrowing, not a widening) \
-                and no mapping file covers it
+                  not taken: the chain: hop 2 → 3 is refused by inference (Book.score: type change integer32 → \
+                integer16 is narrowing, not a widening) and no mapping file covers it
 
                 hop 1 → 3: direct inferred
                 """), "\(result.stdout)")
         #expect(
             result.stdout.contains(
                 """
-                warning: path: Book.fileURL: the chain of hops loses Book.fileURL's values: removed in version 2, added back later (nil); \
-                the direct mapping keeps them (paired with Book.fileURL by name) (this plan: direct inferred 1 → 3)
-                warning: path: Book.score: the chain of hops converts its values integer16 → integer32 in version 2 and back; \
-                the direct mapping copies them as they are (integer16 at both ends) (this plan: direct inferred 1 → 3)
+                warning: path: Book.fileURL: the chain of hops loses Book.fileURL's values: removed in version 2, \
+                added back later (nil); the direct mapping keeps them (paired with Book.fileURL by name) (this plan: \
+                direct inferred 1 → 3)
+                warning: path: Book.score: the chain of hops converts its values integer16 → integer32 in version 2 \
+                and back; the direct mapping copies them as they are (integer16 at both ends) (this plan: direct \
+                inferred 1 → 3)
                 """), "\(result.stdout)")
 
-        let json = try JSONSerialization.jsonObject(with: Data(try CommandRunner.migrate(arguments(s, "plan", ["--json"])).stdout.utf8))
+        let json = try JSONSerialization.jsonObject(
+            with: Data(try CommandRunner.migrate(arguments(s, "plan", ["--json"])).stdout.utf8))
         let plan = try #require(json as? [String: Any])
         let path = try #require(plan["path"] as? [String: Any])
         #expect(path["preference"] as? String == "automatic")
@@ -98,7 +104,9 @@ import Testing
         let s = try Self.scenario()
         defer { s.remove() }
         try s.writeMapping("1-to-3.yaml", "entities:\n  Book:\n    properties:\n      fileURL: { default: null }\n")
-        let diff = try CommandRunner.migrate(["diff", "--models", s.modelsFolder, "--migrations", s.migrationsFolder, "1", "3"])
+        let diff = try CommandRunner.migrate([
+            "diff", "--models", s.modelsFolder, "--migrations", s.migrationsFolder, "1", "3",
+        ])
         #expect(diff.status == 0, "\(diff.stderr)")
         #expect(
             diff.stdout == """
@@ -112,7 +120,9 @@ import Testing
 
                 """)
         // The span is taken from version 1; --path chain refuses the store, counted as no path.
-        let fleet = try CommandRunner.migrate(["fleet", "plan", "--models", s.modelsFolder, "--migrations", s.migrationsFolder, s.storePath])
+        let fleet = try CommandRunner.migrate([
+            "fleet", "plan", "--models", s.modelsFolder, "--migrations", s.migrationsFolder, s.storePath,
+        ])
         #expect(fleet.status == 0, "\(fleet.stdout)\(fleet.stderr)")
         let chain = try CommandRunner.migrate([
             "fleet", "plan", "--models", s.modelsFolder, "--migrations", s.migrationsFolder,

@@ -7,12 +7,12 @@ import Testing
 @Suite struct PlanCommandTests {
     static let rebuildSQL = [
         #"""
-        CREATE TABLE "MM_NEW_ZITEM" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZSCORE" INTEGER, "ZOWNER" INTEGER, \#
-        "ZVALUE" FLOAT, "ZTITLE" VARCHAR )
+        CREATE TABLE "MM_NEW_ZITEM" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZSCORE" INTEGER, \#
+        "ZOWNER" INTEGER, "ZVALUE" FLOAT, "ZTITLE" VARCHAR )
         """#,
         #"""
-        INSERT INTO "MM_NEW_ZITEM" ("Z_PK", "Z_ENT", "Z_OPT", "ZSCORE", "ZOWNER", "ZVALUE", "ZTITLE") \#
-        SELECT s.Z_PK, 1, s.Z_OPT, 7, s."ZOWNER", CAST(s."ZVALUE" AS REAL), s."ZNAME" FROM "ZITEM" AS s WHERE s.Z_ENT = 1
+        INSERT INTO "MM_NEW_ZITEM" ("Z_PK", "Z_ENT", "Z_OPT", "ZSCORE", "ZOWNER", "ZVALUE", "ZTITLE") SELECT s.Z_PK, \#
+        1, s.Z_OPT, 7, s."ZOWNER", CAST(s."ZVALUE" AS REAL), s."ZNAME" FROM "ZITEM" AS s WHERE s.Z_ENT = 1
         """#,
     ]
 
@@ -35,12 +35,18 @@ import Testing
         let hops = try #require(plan["hops"] as? [[String: Any]])
         #expect(hops.map { [$0["from"] as? Int, $0["to"] as? Int] } == [[1, 2]])
         let steps = try #require(hops[0]["steps"] as? [[String: Any]])
-        #expect(steps.map { $0["kind"] as? String } == ["rebuildTable", "dropTable", "renameTable", "createIndex", "entityNumbers"])
+        #expect(
+            steps.map { $0["kind"] as? String } == [
+                "rebuildTable", "dropTable", "renameTable", "createIndex", "entityNumbers",
+            ])
         #expect(steps[0]["sql"] as? [String] == Self.rebuildSQL)
         #expect(steps[0]["table"] as? String == "ZITEM")
         #expect(steps[1]["sql"] as? [String] == [#"DROP TABLE "ZITEM""#])
         #expect(steps[2]["sql"] as? [String] == [#"ALTER TABLE "MM_NEW_ZITEM" RENAME TO "ZITEM""#])
-        #expect(steps[3]["sql"] as? [String] == [#"CREATE INDEX "ZITEM_ZOWNER_INDEX" ON "ZITEM" ("ZOWNER" COLLATE BINARY ASC)"#])
+        #expect(
+            steps[3]["sql"] as? [String] == [
+                #"CREATE INDEX "ZITEM_ZOWNER_INDEX" ON "ZITEM" ("ZOWNER" COLLATE BINARY ASC)"#
+            ])
         #expect(steps.allSatisfy { ($0["sql"] as? [String])?.isEmpty == false && $0["summary"] is String })
         #expect(
             hops[0]["checks"] as? [String] == [
@@ -54,7 +60,8 @@ import Testing
         #expect(warnings.map { $0["message"] as? String } == ["Item.note is dropped: 200 non-nil values will be lost"])
         #expect(warnings.map { $0["isDestructive"] as? Bool } == [true])
         #expect(f.snapshot(store).fingerprint == before.fingerprint)
-        let full = try StockFixture.object(try f.migrate(["plan", "--json", "--include-models"] + f.models + [store]).stdout)
+        let full = try StockFixture.object(
+            try f.migrate(["plan", "--json", "--include-models"] + f.models + [store]).stdout)
         #expect(full["entityNumbers"] as? [String: Int] == ["Item": 1, "Owner": 2])
     }
 
@@ -76,7 +83,8 @@ import Testing
             ])
         #expect(lines.contains("warning: destructive: Item.note is dropped: 200 non-nil values will be lost"))
         #expect(lines.contains("    4. create index ZITEM_ZOWNER_INDEX on ZITEM  [index build over 300 rows]"))
-        #expect(lines.suffix(2) == ["5 steps, about 300 rows to write; run `migrate apply stock.sqlite` to execute", ""])
+        #expect(
+            lines.suffix(2) == ["5 steps, about 300 rows to write; run `migrate apply stock.sqlite` to execute", ""])
     }
 
     @Test func aCurrentStoreHasNothingToDo() throws {

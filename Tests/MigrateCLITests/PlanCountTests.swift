@@ -15,7 +15,9 @@ import Testing
         defer { d.remove() }
         let person = "Person:\n    attributes: { fullName: string? }\n"
         _ = try d.write("Models/P/1.yaml", "model: P\nversion: 1\nentities:\n  " + person)
-        _ = try d.write("Models/P/2.yaml", "model: P\nversion: 2\nentities:\n  Animal:\n    attributes: { name: string }\n  " + person)
+        _ = try d.write(
+            "Models/P/2.yaml",
+            "model: P\nversion: 2\nentities:\n  Animal:\n    attributes: { name: string }\n  " + person)
         _ = try d.write(
             "Models/P/3.yaml",
             """
@@ -30,9 +32,15 @@ import Testing
             """)
         _ = try d.write(
             "Migrations/P/2-to-3.yaml",
-            "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: policy\n")
+            """
+            entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: \
+            policy\n
+            """
+        )
         _ = try d.write("people.jsonl", #"{"fullName":"Ann Lee"}"# + "\n" + #"{"fullName":"Bo Ek"}"# + "\n")
-        #expect(try CommandRunner.migrate(["create", "p.sqlite", "--version", "1", "--for-core-data"], in: d.path).status == 0)
+        #expect(
+            try CommandRunner.migrate(["create", "p.sqlite", "--version", "1", "--for-core-data"], in: d.path).status
+                == 0)
         #expect(try CommandRunner.migrate(["load", "p.sqlite", "Person", "people.jsonl"], in: d.path).status == 0)
 
         let plan = try CommandRunner.migrate(["plan", "p.sqlite"], in: d.path)
@@ -42,7 +50,8 @@ import Testing
         #expect(apply.status == 0, "\(apply)")
         let people = try CommandRunner.migrate(["dump", "p.sqlite", "Person"], in: d.path)
         #expect(
-            people.stdout.contains(#""firstName":"Ann","lastName":"Lee""#) && people.stdout.contains(#""firstName":"Bo","lastName":"Ek""#),
+            people.stdout.contains(#""firstName":"Ann","lastName":"Lee""#)
+                && people.stdout.contains(#""firstName":"Bo","lastName":"Ek""#),
             "\(people.stdout)")
     }
 }

@@ -39,9 +39,12 @@ import Testing
         #expect(status.options.planningOptions == plan.options.planningOptions)
 
         // The one store run both commands build from their flags plans the same value.
-        let planned = try Self.encoded(plan.global.storeRun(plan.options.planningOptions, gate: plan.gate).plan(f.path(store), timeout: 5).plan)
+        let planned = try Self.encoded(
+            plan.global.storeRun(plan.options.planningOptions, gate: plan.gate).plan(f.path(store), timeout: 5).plan)
         let applied = try Self.encoded(
-            apply.global.storeRun(apply.options.planningOptions, gate: apply.gate).plan(f.path(store), timeout: apply.timeout).plan)
+            apply.global.storeRun(apply.options.planningOptions, gate: apply.gate).plan(
+                f.path(store), timeout: apply.timeout
+            ).plan)
         #expect(planned == applied)
         #expect(planned.contains(#""verify":true"#))
         #expect(planned.contains(#""integrity":{}"#))
@@ -75,7 +78,9 @@ import Testing
         #expect(plainApply.stdout.contains(": 300 rows written, 3 checks passed, "), "\(plainApply.stdout)")
         let applied = try f.migrate(["apply", "--verify"] + f.models + [store])
         #expect(applied.status == 0)
-        #expect(applied.stdout.hasPrefix("migrated stock.sqlite from version 1 to 2: 300 rows written, 8 checks passed, "), "\(applied.stdout)")
+        #expect(
+            applied.stdout.hasPrefix("migrated stock.sqlite from version 1 to 2: 300 rows written, 8 checks passed, "),
+            "\(applied.stdout)")
     }
 
     /// On a store already at its target, `plan --verify` says what `apply --verify` checks.

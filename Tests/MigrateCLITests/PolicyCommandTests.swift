@@ -13,15 +13,19 @@ import Testing
         try f.createContacts(version: 1)
         try f.directory.write(
             "Migrations/Contacts/1-to-2.yaml",
-            "entities:\n  Person:\n    policy: \(policy)\n    properties:\n      firstName: policy\n      lastName: policy\n")
+            """
+            entities:\n  Person:\n    policy: \(policy)\n    properties:\n      firstName: policy\n      lastName: \
+            policy\n
+            """
+        )
         return f
     }
 
     static let missing = """
         error: Contacts version 1 to 2 needs policy code this migrate does not have (1 problem):
           Person: Migrations/Contacts/1-to-2.yaml names policy 'SplitNames', which is not compiled into this migrate
-            remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; \
-        a policy of your own needs a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
+            remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; a policy \
+        of your own needs a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
 
         """
 
@@ -48,7 +52,8 @@ import Testing
 
     static let warning = """
         warning: Migrations/Contacts/1-to-2.yaml names policy 'SplitNames', which is not compiled into this migrate: \
-        `plan` and `apply` of that hop need a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
+        `plan` and `apply` of that hop need a migrate built with it (Docs/Migrations.md: "Your own policies and your \
+        own migrate")
 
         """
 
@@ -82,11 +87,12 @@ import Testing
         #expect(diagram.stderr == Self.warning)
 
         let note = """
-            note: contacts.sqlite is at version 1 of Contacts (the current version is 3); reading it at its own version \
-            (`migrate apply contacts.sqlite` migrates it)
+            note: contacts.sqlite is at version 1 of Contacts (the current version is 3); reading it at its own \
+            version (`migrate apply contacts.sqlite` migrates it)
 
             """
-        let fetch = try f.migrate(["fetch"] + options + ["contacts.sqlite", "Person", "--properties", "fullName", "--json"])
+        let fetch = try f.migrate(
+            ["fetch"] + options + ["contacts.sqlite", "Person", "--properties", "fullName", "--json"])
         #expect(fetch.status == 0)
         #expect(fetch.stdout == "{\"_pk\":1,\"_entity\":\"Person\",\"fullName\":\"Ann Lee\"}\n")
         #expect(fetch.stderr == note)
@@ -114,7 +120,8 @@ import Testing
             result.stderr.contains(
                 """
                     remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; \
-                did you mean 'SplitFullName'?; a policy of your own needs a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
+                did you mean 'SplitFullName'?; a policy of your own needs a migrate built with it (Docs/Migrations.md: \
+                "Your own policies and your own migrate")
 
                 """))
     }
@@ -147,14 +154,18 @@ import Testing
         let lines = plan.stdout.components(separatedBy: "\n")
         #expect(
             lines.prefix(6) == [
-                "contacts.sqlite: Contacts version 1 → 3, 2 hops", "path: mapping file 1-to-2.yaml 1 → 2, then inferred chain 2 → 3",
-                "  1 → 2: mapping file: a mapping file from version 1", "  2 → 3: inferred chain: inference accepts the hop",
+                "contacts.sqlite: Contacts version 1 → 3, 2 hops",
+                "path: mapping file 1-to-2.yaml 1 → 2, then inferred chain 2 → 3",
+                "  1 → 2: mapping file: a mapping file from version 1",
+                "  2 → 3: inferred chain: inference accepts the hop",
                 "", "hop 1 → 2: mapping file Migrations/Contacts/1-to-2.yaml",
             ])
         #expect(lines.contains("    1. rebuild ZPERSON from ZPERSON (SQLite's 12-step procedure)  [rewrite of 4 rows]"))
         #expect(!plan.stdout.contains("policy SplitFullName"))
         let sql = try f.migrate(["plan", "--migrations", "Migrations", "--json"] + f.models + ["contacts.sqlite"])
-        #expect(sql.stdout.contains(#"SplitFullName.firstNameFrom: → Person.firstName\"(s.Z_PK, s.\"ZFULLNAME\")"#), "\(sql.stdout)")
+        #expect(
+            sql.stdout.contains(#"SplitFullName.firstNameFrom: → Person.firstName\"(s.Z_PK, s.\"ZFULLNAME\")"#),
+            "\(sql.stdout)")
         #expect(lines.contains("hop 2 → 3: inferred"))
 
         let apply = try f.migrate(["apply", "--migrations", "Migrations"] + f.models + ["contacts.sqlite"])
@@ -162,10 +173,17 @@ import Testing
         let people = try f.migrate(["dump"] + f.models + ["contacts.sqlite", "Person"])
         let names = try people.stdout.split(separator: "\n").map { line in
             let object = try CLIFixture.object(String(line))
-            return "\(object["_pk"] as? Int ?? 0) \(object["firstName"] as? String ?? "?")|\(object["lastName"] as? String ?? "?")"
+            return
+                """
+                \(object["_pk"] as? Int ?? 0) \
+                \(object["firstName"] as? String ?? "?")|\(object["lastName"] as? String ?? "?")
+                """
         }
         #expect(names == ["1 Ann|Lee", "2 Joana|da Silva", "3 Madonna|", "4 |"])
         let posts = try f.migrate(["dump"] + f.models + ["contacts.sqlite", "Post"])
-        #expect(try posts.stdout.split(separator: "\n").map { try CLIFixture.object(String($0))["author"] as? Int } == [1, 3])
+        #expect(
+            try posts.stdout.split(separator: "\n").map { try CLIFixture.object(String($0))["author"] as? Int } == [
+                1, 3,
+            ])
     }
 }

@@ -46,7 +46,8 @@ import Testing
         let directory = try folder()
         defer { directory.remove() }
         // The outside run's case: `12-34` matches the second alternative, so it stays.
-        let delete = try migrate(directory, "delete", "shelf.sqlite", "Book", "--where", "NOT (title MATCHES '[0-9]+|[0-9]+-[0-9]+')")
+        let delete = try migrate(
+            directory, "delete", "shelf.sqlite", "Book", "--where", "NOT (title MATCHES '[0-9]+|[0-9]+-[0-9]+')")
         #expect(delete.status == 0, "\(delete.stderr)")
         let dump = try migrate(directory, "dump", "shelf.sqlite", "Book")
         #expect(
@@ -65,7 +66,8 @@ import Testing
             ("title BEGINSWITH code", 0), ("code == ''", 1), ("NOT (title CONTAINS code)", 3),
             ("code LIKE '*'", 2), ("code MATCHES '.*'", 2),
         ] {
-            let fetch = try migrate(directory, "fetch", "shelf.sqlite", "Book", "--where", predicate, "--count", "--json")
+            let fetch = try migrate(
+                directory, "fetch", "shelf.sqlite", "Book", "--where", predicate, "--count", "--json")
             #expect(fetch.status == 0, "\(fetch.stderr)")
             #expect(fetch.stdout == "{\"count\":\(expected)}\n", "\(predicate)")
         }
@@ -87,8 +89,9 @@ import Testing
             #expect(
                 result.stderr.hasPrefix(
                     """
-                    error: --where: column 84: nested too deeply for SQLite's parser (NOT, comparisons, quantifiers, operators, \
-                    functions and key-path steps each nest the SQL; Docs/Predicates.md gives the limits); split the request
+                    error: --where: column 84: nested too deeply for SQLite's parser (NOT, comparisons, quantifiers, \
+                    operators, functions and key-path steps each nest the SQL; Docs/Predicates.md gives the limits); \
+                    split the request
                     """), "\(result.stderr)")
             #expect(!result.stderr.contains("SQLite error"))
         }
@@ -96,7 +99,9 @@ import Testing
             directory, "delete", "shelf.sqlite", "Book", "--where",
             "title IN {" + (0...10_000).map { "'\($0)'" }.joined(separator: ", ") + "}")
         #expect(values.status == 64)
-        #expect(values.stderr.hasPrefix("error: --where: column 78901: more than 10000 values in one text"), "\(values.stderr.prefix(200))")
+        #expect(
+            values.stderr.hasPrefix("error: --where: column 78901: more than 10000 values in one text"),
+            "\(values.stderr.prefix(200))")
     }
 
     @Test func mappingFilterLimitsAndMatches() throws {
@@ -109,13 +114,17 @@ import Testing
         defer { deep.remove() }
         let plan = try migrate(deep, "plan", "shelf.sqlite")
         #expect(plan.status == 64 || plan.status == 1, "\(plan.stderr)")
-        #expect(plan.stderr.hasPrefix("./Migrations/Shelf/1-to-2.yaml:3:46: error: entity 'Book': filter: nested too deeply"), "\(plan.stderr)")
+        #expect(
+            plan.stderr.hasPrefix(
+                "./Migrations/Shelf/1-to-2.yaml:3:46: error: entity 'Book': filter: nested too deeply"),
+            "\(plan.stderr)")
 
         let matches = try folder(
             mapping: """
                 entities:
                   Book:
-                    filter: "title MATCHES '[0-9]+|[0-9]+-[0-9]+' OR \((0..<8000).map { "title == 't\($0)'" }.joined(separator: " OR "))"
+                    filter: "title MATCHES '[0-9]+|[0-9]+-[0-9]+' OR \
+                \((0..<8000).map { "title == 't\($0)'" }.joined(separator: " OR "))"
                 """)
         defer { matches.remove() }
         let apply = try migrate(matches, "apply", "shelf.sqlite")

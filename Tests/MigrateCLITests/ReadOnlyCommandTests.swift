@@ -34,7 +34,8 @@ import Testing
             f.path("writer.sqlite"),
             """
             INSERT INTO ZPERSON (Z_ENT, Z_OPT, ZFIRSTNAME, ZLASTNAME, ZEMAIL, ZAGE, ZCREATEDAT)
-            VALUES ((SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Person'), 1, 'Ada', 'Lovelace', 'ada@example.com', 36, 0)
+            VALUES ((SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Person'), 1, 'Ada', 'Lovelace', 'ada@example.com', \
+            36, 0)
             """)
         try FileManager.default.removeItem(atPath: f.path("writer.sqlite"))
         try f.directory.write("wal.sqlite", bytes: image.main)

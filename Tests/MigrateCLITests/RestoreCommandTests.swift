@@ -32,18 +32,22 @@ import Testing
         #expect(result.stderr == "")
         // Kept in `.replaced/` beside the store, where fleets never take it for a store.
         let kept = try FileManager.default.contentsOfDirectory(atPath: f.path(".replaced"))
-        let replaced = ".replaced/" + (try #require(kept.first { $0.hasPrefix("stock.sqlite.replaced.") && $0.hasSuffix("Z.sqlite") }))
+        let replaced =
+            ".replaced/"
+            + (try #require(kept.first { $0.hasPrefix("stock.sqlite.replaced.") && $0.hasSuffix("Z.sqlite") }))
         #expect(kept.count == 1, "\(kept)")
         #expect(try files(f).filter { $0.contains("replaced") } == [".replaced"])
         #expect(
             result.stdout == """
-                restored stock.sqlite to Stock version 1 from backups/\(backup); the replaced store is kept as \(replaced)
+                restored stock.sqlite to Stock version 1 from backups/\(backup); the replaced store is kept as \
+                \(replaced)
 
                 """)
         // The store is the backup, byte for byte, and holds version 1's data.
         #expect(FileSnapshot(migrated).bytes == FileSnapshot(f.path("backups/" + backup)).bytes)
         #expect(FileSnapshot(migrated).sideFiles == [])
-        #expect(try StockStore.summary(path: migrated) == StockStore.expected(version: 1, items: StockFixture.smallItems))
+        #expect(
+            try StockStore.summary(path: migrated) == StockStore.expected(version: 1, items: StockFixture.smallItems))
         #expect(FileSnapshot(f.path(replaced)).bytes == migratedBytes)
         #expect(try f.migrate(["status"] + f.models + [store]).status == 3)
         // The backup stays where it was (the next deploy may need it again).
@@ -60,11 +64,12 @@ import Testing
         #expect(none.status == 1)
         #expect(
             none.stderr == """
-                error: backups: no backup of stock.sqlite taken at version 3 (it has: stock.v2-to-3.29991231T235959Z.sqlite, \(backup)); \
-                nothing was changed
+                error: backups: no backup of stock.sqlite taken at version 3 (it has: \
+                stock.v2-to-3.29991231T235959Z.sqlite, \(backup)); nothing was changed
 
                 """)
-        let result = try f.migrate(["restore", "--json"] + f.models + [store, "--backup-dir", "backups", "--version", "1"])
+        let result = try f.migrate(
+            ["restore", "--json"] + f.models + [store, "--backup-dir", "backups", "--version", "1"])
         #expect(result.status == 0, "\(result.stdout)")
         let object = try CLIFixture.object(result.stdout)
         #expect(object["backup"] as? String == "backups/" + backup)
@@ -84,7 +89,9 @@ import Testing
         let good = try #require(FileSnapshot(f.path("backups/" + backup)).bytes)
         switch kind {
         case "truncated": try f.directory.write("backups/" + name, bytes: Array(good.prefix(good.count / 2)))
-        case "garbage": try f.directory.write("backups/" + name, bytes: Array(good.prefix(100)) + [UInt8](repeating: 0xA5, count: good.count - 100))
+        case "garbage":
+            try f.directory.write(
+                "backups/" + name, bytes: Array(good.prefix(100)) + [UInt8](repeating: 0xA5, count: good.count - 100))
         default: try f.directory.write("backups/" + name, bytes: try #require(FileSnapshot(f.path(store)).bytes))
         }
         let before = f.snapshot(store)
@@ -95,16 +102,16 @@ import Testing
         #expect(
             result.stderr.hasSuffix(
                 """
-                ; nothing was changed (other backups of the store, newest first: backups/\(backup) (taken at version 1); \
-                restore one with --from <its path>)
+                ; nothing was changed (other backups of the store, newest first: backups/\(backup) (taken at version \
+                1); restore one with --from <its path>)
 
                 """), "\(result.stderr)")
         if kind == "otherVersion" {
             #expect(
                 result.stderr == """
-                    error: backups/\(name): its name says version 1, but its entity hashes are those of version 2 of Stock; \
-                    nothing was changed (other backups of the store, newest first: backups/\(backup) (taken at version 1); \
-                    restore one with --from <its path>)
+                    error: backups/\(name): its name says version 1, but its entity hashes are those of version 2 of \
+                    Stock; nothing was changed (other backups of the store, newest first: backups/\(backup) (taken at \
+                    version 1); restore one with --from <its path>)
 
                     """)
         }
@@ -131,7 +138,9 @@ import Testing
         let refused = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("PRAGMA integrity_check says: "), "\(refused.stderr)")
-        #expect(refused.stderr.contains("--allow-damaged puts it back as it was); nothing was changed"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("--allow-damaged puts it back as it was); nothing was changed"), "\(refused.stderr)"
+        )
         #expect(f.snapshot(store) == before)
         let allowed = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups", "--allow-damaged"])
         #expect(allowed.status == 0, "\(allowed.stderr)")
@@ -149,8 +158,8 @@ import Testing
         #expect(result.status == 1)
         #expect(
             result.stderr == """
-                error: stock.sqlite: another process holds the store (held by process \(getpid()) (reading)); waited 0 s (--timeout); \
-                nothing was changed
+                error: stock.sqlite: another process holds the store (held by process \(getpid()) (reading)); waited 0 \
+                s (--timeout); nothing was changed
 
                 """)
         #expect(f.snapshot(store) == before)
@@ -183,7 +192,9 @@ import Testing
         let store = try f.store("fleet/t1/stock.sqlite")
         #expect(try f.migrate(["apply"] + f.models + [store, "--backup-dir", "backups"]).status == 0)
         // A copy kept by an earlier release, beside its store.
-        try f.directory.write("fleet/t1/stock.sqlite.replaced.20261201T101500Z.sqlite", bytes: try #require(FileSnapshot(f.path(store)).bytes))
+        try f.directory.write(
+            "fleet/t1/stock.sqlite.replaced.20261201T101500Z.sqlite",
+            bytes: try #require(FileSnapshot(f.path(store)).bytes))
         let restored = try f.migrate(["restore", "--json"] + f.models + [store, "--backup-dir", "backups"])
         #expect(restored.status == 0, "\(restored.stderr)")
         let replaced = try #require(try CLIFixture.object(restored.stdout)["replaced"] as? String)
@@ -200,18 +211,30 @@ import Testing
         #expect(status.status == 0, "\(status.stdout)\(status.stderr)")
         // Listed by name (a list `find` made): reported, never handled, no exit code of
         // their own; named to a single-store command: refused, unchanged.
-        let backups = try FileManager.default.subpathsOfDirectory(atPath: f.path("backups")).filter { $0.hasSuffix(".sqlite") }
-        let listed = [store, replaced, "fleet/t1/stock.sqlite.replaced.20261201T101500Z.sqlite"] + backups.map { "backups/" + $0 }
+        let backups = try FileManager.default.subpathsOfDirectory(atPath: f.path("backups")).filter {
+            $0.hasSuffix(".sqlite")
+        }
+        let listed =
+            [store, replaced, "fleet/t1/stock.sqlite.replaced.20261201T101500Z.sqlite"]
+            + backups.map { "backups/" + $0 }
         try f.directory.write("list", listed.joined(separator: "\n"))
         let fleetApply = try f.migrate(["fleet", "apply", "--json", "--stores-from", "list"] + f.models)
         #expect(fleetApply.status == 0, "\(fleetApply.stderr)")
         let statuses = try FleetCommandTests.statuses(fleetApply.stdout)
-        #expect(statuses == Dictionary(uniqueKeysWithValues: listed.map { ($0, $0 == store ? "current" : "not-a-store") }), "\(fleetApply.stdout)")
+        #expect(
+            statuses == Dictionary(uniqueKeysWithValues: listed.map { ($0, $0 == store ? "current" : "not-a-store") }),
+            "\(fleetApply.stdout)")
         let before = FileSnapshot(f.path(replaced)).bytes
         for command in ["status", "apply"] {
             let single = try f.migrate([command] + f.models + [replaced])
             #expect(single.status == 1)
-            #expect(single.stderr == "error: \(replaced): a store `restore` replaced and kept, never a store to migrate (restore it to use it again)\n")
+            #expect(
+                single.stderr
+                    == """
+                    error: \(replaced): a store `restore` replaced and kept, never a store to migrate (restore it to \
+                    use it again)\n
+                    """
+            )
         }
         #expect(FileSnapshot(f.path(replaced)).bytes == before)
     }

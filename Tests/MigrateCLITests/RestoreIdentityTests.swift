@@ -50,11 +50,14 @@ import Testing
         // exists (its UUID) and once it is gone (the folder it is filed under).
         let restored = try f.migrate(["restore"] + f.models + ["a/App.sqlite", "--backup-dir", "backups"])
         #expect(restored.status == 0, "\(restored.stderr)")
-        #expect(restored.stdout.hasPrefix("restored a/App.sqlite to Stock version 1 from backups/\(aBackup); "), "\(restored.stdout)")
+        #expect(
+            restored.stdout.hasPrefix("restored a/App.sqlite to Stock version 1 from backups/\(aBackup); "),
+            "\(restored.stdout)")
         #expect(f.snapshot("a/App.sqlite").bytes == a)
         try FileManager.default.removeItem(atPath: f.path("a/App.sqlite"))
         let missing = try f.migrate(["restore"] + f.models + ["a/App.sqlite", "--backup-dir", "backups"])
-        #expect(missing.stdout == "restored a/App.sqlite to Stock version 1 from backups/\(aBackup)\n", "\(missing.stderr)")
+        #expect(
+            missing.stdout == "restored a/App.sqlite to Stock version 1 from backups/\(aBackup)\n", "\(missing.stderr)")
         #expect(f.snapshot("a/App.sqlite").bytes == a)
         let other = try f.migrate(["restore"] + f.models + ["b/App.sqlite", "--backup-dir", "backups"])
         #expect(other.status == 0, "\(other.stderr)")
@@ -80,18 +83,21 @@ import Testing
         #expect(foreign.status == 1)
         #expect(
             foreign.stderr == """
-                error: backups: no backup of App.sqlite (store UUID \(aUUID)) in it: \(newer) (store UUID \(bUUID)) is of another store; \
-                nothing was changed
+                error: backups: no backup of App.sqlite (store UUID \(aUUID)) in it: \(newer) (store UUID \(bUUID)) is \
+                of another store; nothing was changed
 
                 """)
         #expect(f.snapshot("a/App.sqlite") == migratedA)
         // With a's own, older one beside it, a gets that one and b its own.
         try f.directory.write("backups/" + older, bytes: a)
         let own = try f.migrate(["restore"] + f.models + ["a/App.sqlite", "--backup-dir", "backups"])
-        #expect(own.stdout.hasPrefix("restored a/App.sqlite to Stock version 1 from backups/\(older); "), "\(own.stderr)")
+        #expect(
+            own.stdout.hasPrefix("restored a/App.sqlite to Stock version 1 from backups/\(older); "), "\(own.stderr)")
         #expect(f.snapshot("a/App.sqlite").bytes == a)
         let theirs = try f.migrate(["restore"] + f.models + ["b/App.sqlite", "--backup-dir", "backups"])
-        #expect(theirs.stdout.hasPrefix("restored b/App.sqlite to Stock version 1 from backups/\(newer); "), "\(theirs.stderr)")
+        #expect(
+            theirs.stdout.hasPrefix("restored b/App.sqlite to Stock version 1 from backups/\(newer); "),
+            "\(theirs.stderr)")
         #expect(f.snapshot("b/App.sqlite").bytes == b)
         // a gone: neither backup is filed under a's folder; both are named, nothing is created.
         try FileManager.default.removeItem(atPath: f.path("a/App.sqlite"))
@@ -99,17 +105,22 @@ import Testing
         #expect(gone.status == 1)
         #expect(
             gone.stderr == """
-                error: backups: no backup filed under \(try Self.filed(f, "a")) and App.sqlite is missing, so no store UUID proves \
-                which backup of that file name is its own: \(newer) (store UUID \(bUUID)), \(older) (store UUID \(aUUID)); \
-                nothing was changed (to restore one of them, move it into \(try Self.filed(f, "a")) first)
+                error: backups: no backup filed under \(try Self.filed(f, "a")) and App.sqlite is missing, so no store \
+                UUID proves which backup of that file name is its own: \(newer) (store UUID \(bUUID)), \(older) (store \
+                UUID \(aUUID)); nothing was changed (to restore one of them, move it into \(try Self.filed(f, "a")) \
+                first)
 
                 """)
         #expect(f.snapshot("a/App.sqlite").bytes == nil)
         // Moved there, it is restored.
-        try FileManager.default.createDirectory(atPath: f.path(try Self.filed(f, "a")), withIntermediateDirectories: true)
-        try FileManager.default.moveItem(atPath: f.path("backups/" + older), toPath: f.path(try Self.filed(f, "a") + "/" + older))
+        try FileManager.default.createDirectory(
+            atPath: f.path(try Self.filed(f, "a")), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(
+            atPath: f.path("backups/" + older), toPath: f.path(try Self.filed(f, "a") + "/" + older))
         let moved = try f.migrate(["restore"] + f.models + ["a/App.sqlite", "--backup-dir", "backups"])
-        #expect(moved.stdout == "restored a/App.sqlite to Stock version 1 from \(try Self.filed(f, "a"))/\(older)\n", "\(moved.stderr)")
+        #expect(
+            moved.stdout == "restored a/App.sqlite to Stock version 1 from \(try Self.filed(f, "a"))/\(older)\n",
+            "\(moved.stderr)")
         #expect(f.snapshot("a/App.sqlite").bytes == a)
     }
 }

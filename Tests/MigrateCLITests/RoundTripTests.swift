@@ -118,7 +118,10 @@ import Testing
         let f = try TemporaryDirectory(prefix: "roundtrip")
         defer { f.remove() }
         try f.write("Models/Cyc/1.yaml", Self.model)
-        try f.write("bad.jsonl", #"{"_entity":"B","_pk":1,"name":"x","parent":2}"# + "\n" + #"{"_entity":"A","_pk":1,"name":"y","me":9}"# + "\n")
+        try f.write(
+            "bad.jsonl",
+            #"{"_entity":"B","_pk":1,"name":"x","parent":2}"# + "\n" + #"{"_entity":"A","_pk":1,"name":"y","me":9}"#
+                + "\n")
         #expect(try migrate(["create", "s.sqlite"], in: f).status == 0)
         let before = try StoreDump.dump(f.file("s.sqlite"))
         let load = try migrate(["load", "s.sqlite", "--all", "bad.jsonl"], in: f)
@@ -131,11 +134,13 @@ import Testing
                 """)
         #expect(try StoreDump.dump(f.file("s.sqlite")) == before)
         let noEntity = try CommandRunner.migrate(
-            ["load", "s.sqlite", "--all", "-", "--models", "Models"], in: f.path, stdin: #"{"_pk":1,"name":"who"}"# + "\n")
+            ["load", "s.sqlite", "--all", "-", "--models", "Models"], in: f.path,
+            stdin: #"{"_pk":1,"name":"who"}"# + "\n")
         #expect(noEntity.status == 1)
         #expect(
             noEntity.stderr
-                == "error: <stdin>:1: _entity: a line of a whole store names its entity (\"_entity\": one of A, Audio, B, Book, Item) "
+                == "error: <stdin>:1: _entity: a line of a whole store names its entity (\"_entity\": one of A, Audio, "
+                + "B, Book, Item) "
                 + "(nothing was loaded)\n")
     }
 

@@ -29,9 +29,9 @@ import Testing
 
     static func refusal(_ kind: String) -> String {
         """
-        error: stock.sqlite: stock.sqlite-\(kind) is left beside it by a store that was removed: SQLite would apply that log to a new \
-        store at this path, which would then hold the removed store's pages; nothing was created (move it away, or run \
-        `create --force`, which sets it aside)
+        error: stock.sqlite: stock.sqlite-\(kind) is left beside it by a store that was removed: SQLite would apply \
+        that log to a new store at this path, which would then hold the removed store's pages; nothing was created \
+        (move it away, or run `create --force`, which sets it aside)
 
         """
     }
@@ -62,7 +62,8 @@ import Testing
         #expect(aside.hasSuffix("Z.sqlite-" + kind))
         #expect(
             result.stdout == """
-                created stock.sqlite: model Stock version 2; the removed store's log stock.sqlite-\(kind) was set aside as \(aside)
+                created stock.sqlite: model Stock version 2; the removed store's log stock.sqlite-\(kind) was set \
+                aside as \(aside)
 
                 """)
         #expect(FileSnapshot(f.path(aside)).bytes == log)
@@ -83,8 +84,8 @@ import Testing
         let aside = try #require(try f.directory.contents().first { $0.hasPrefix("stock.sqlite.leftover.") })
         #expect(
             result.stdout == """
-                restored stock.sqlite to Stock version 1 from backups/\(backup); the removed store's log stock.sqlite-\(kind) \
-                was set aside as \(aside)
+                restored stock.sqlite to Stock version 1 from backups/\(backup); the removed store's log \
+                stock.sqlite-\(kind) was set aside as \(aside)
 
                 """)
         #expect(FileSnapshot(f.path(aside)).bytes == log)
@@ -112,13 +113,16 @@ import Testing
         #expect(
             apply.stderr.hasPrefix(
                 """
-                Error: --backup \(path): SQLite pairs that path with the store (and resets or deletes it on the next open): \(why)
+                Error: --backup \(path): SQLite pairs that path with the store (and resets or deletes it on the next \
+                open): \(why)
 
                 """), "\(apply.stderr)")
         #expect(f.snapshot(store) == before)
         let restore = try f.migrate(["restore"] + f.models + [store, "--from", path])
         #expect(restore.status == 64)
-        #expect(restore.stderr.hasPrefix("Error: --from \(path): SQLite pairs that path with the store: \(why)\n"), "\(restore.stderr)")
+        #expect(
+            restore.stderr.hasPrefix("Error: --from \(path): SQLite pairs that path with the store: \(why)\n"),
+            "\(restore.stderr)")
         #expect(try f.directory.contents().sorted() == ["Models", "link", "stock.sqlite"])
     }
 }

@@ -41,7 +41,8 @@ import Testing
     }
 
     static func run(_ arguments: [String], in folder: TemporaryDirectory) throws -> CommandResult {
-        try CommandRunner.migrate(arguments + ["--models", folder.file("Models"), "--migrations", folder.file("Migrations")])
+        try CommandRunner.migrate(
+            arguments + ["--models", folder.file("Models"), "--migrations", folder.file("Migrations")])
     }
 
     @Test func diffNamesTheNewObjectsAndRemovesNothingTheKeptEntityHolds() throws {
@@ -63,14 +64,21 @@ import Testing
     @Test func planShowsTheNewEntitysOwnStepWithItsRows() throws {
         let folder = try Self.project()
         defer { folder.remove() }
-        #expect(try Self.run(["create", folder.file("a.sqlite"), "--model", "Music", "--version", "1"], in: folder).status == 0)
+        #expect(
+            try Self.run(["create", folder.file("a.sqlite"), "--model", "Music", "--version", "1"], in: folder).status
+                == 0)
         try folder.write("r.jsonl", "{\"artist\":\"A\",\"notes\":\"n\"}\n{\"artist\":\"B\"}\n")
-        #expect(try Self.run(["load", folder.file("a.sqlite"), "Record", folder.file("r.jsonl")], in: folder).status == 0)
+        #expect(
+            try Self.run(["load", folder.file("a.sqlite"), "Record", folder.file("r.jsonl")], in: folder).status == 0)
         let plan = try Self.run(["plan", folder.file("a.sqlite")], in: folder)
         #expect(plan.status == 0)
         #expect(
             plan.stdout.contains(
-                "    1. create ZLISTENING from ZRECORD: a Listening for each Record (entity mapping RecordToListening)  [rewrite of 2 rows]\n"),
+                """
+                    1. create ZLISTENING from ZRECORD: a Listening for each Record (entity mapping RecordToListening)  \
+                [rewrite of 2 rows]\n
+                """
+            ),
             "\(plan.stdout)")
         #expect(!plan.stdout.contains("warning"))
         let apply = try Self.run(["apply", folder.file("a.sqlite"), "--verify"], in: folder)

@@ -49,8 +49,10 @@ import Testing
         #expect(result.status == 4)
         #expect(result.stdout == "")
         let lines = result.stderr.components(separatedBy: "\n")
-        #expect(lines.first == "error: no lightweight mapping from Stock version 1 to 2 (1 change inference cannot cover):")
-        #expect(lines.count > 1 && lines[1] == "  Item.note: type change string → integer16 is unrelated, not a widening")
+        #expect(
+            lines.first == "error: no lightweight mapping from Stock version 1 to 2 (1 change inference cannot cover):")
+        #expect(
+            lines.count > 1 && lines[1] == "  Item.note: type change string → integer16 is unrelated, not a widening")
 
         let json = try f.migrate(["status", "--json"] + f.models + [store])
         #expect(json.status == 4)
@@ -78,9 +80,23 @@ import Testing
         #expect(result.stdout == "")
         let lines = result.stderr.components(separatedBy: "\n")
         #expect(lines.count == 4)
-        #expect(lines.first == "error: contacts.sqlite: the store's entity hashes match no version of model Contacts (closest is version 1)")
-        #expect(lines.count > 1 && lines[1].hasPrefix("  Person: hash ") && lines[1].hasSuffix(" (no version has its hash)"))
-        #expect(lines.count > 2 && lines[2] == "a shipped version was edited, the store comes from elsewhere, or it is newer than this deployment")
+        #expect(
+            lines.first
+                == """
+                error: contacts.sqlite: the store's entity hashes match no version of model Contacts (closest is \
+                version 1)
+                """
+        )
+        #expect(
+            lines.count > 1 && lines[1].hasPrefix("  Person: hash ") && lines[1].hasSuffix(" (no version has its hash)")
+        )
+        #expect(
+            lines.count > 2
+                && lines[2]
+                    == """
+                    a shipped version was edited, the store comes from elsewhere, or it is newer than this deployment
+                    """
+        )
 
         let json = try StockFixture.object(try f.migrate(["status", "--json"] + f.models + [store]).stdout)
         #expect(json["status"] as? String == "unknown-version")
@@ -108,7 +124,8 @@ import Testing
                 error: contacts.sqlite: version 1 of model Contacts was edited after this store was made with it \
                 (Models/Contacts/1.yaml no longer has the hashes the store recorded for version 1):
                   Person: hashModifier none in the store's version, edited in the YAML
-                a shipped version never changes: restore Models/Contacts/1.yaml as it shipped, and put the change in a new version
+                a shipped version never changes: restore Models/Contacts/1.yaml as it shipped, and put the change in a \
+                new version
 
                 """)
         for command in ["plan", "apply"] {
@@ -132,7 +149,8 @@ import Testing
         let result = try f.migrate(["status"] + f.models + [store])
         // A store newer than this deployment is an unknown version (exit 5).
         #expect(result.status == 5)
-        #expect(result.stderr.contains("the store says version 2: newer than this deployment, whose current version is 1"))
+        #expect(
+            result.stderr.contains("the store says version 2: newer than this deployment, whose current version is 1"))
     }
 
     /// Gives Person a hash modifier in the fixture's copy of Contacts version 1.
@@ -140,7 +158,9 @@ import Testing
         let path = f.path("Models/Contacts/1.yaml")
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text.contains("  Person:\n    attributes:\n"))
-        try text.replacingOccurrences(of: "  Person:\n    attributes:\n", with: "  Person:\n    hashModifier: edited\n    attributes:\n")
-            .write(toFile: path, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(
+            of: "  Person:\n    attributes:\n", with: "  Person:\n    hashModifier: edited\n    attributes:\n"
+        )
+        .write(toFile: path, atomically: true, encoding: .utf8)
     }
 }

@@ -29,7 +29,9 @@ import Testing
 
         let restored = try f.migrate(["restore"] + f.models + [store, "--from", "backups/" + good])
         #expect(restored.status == 0, "\(restored.stderr)")
-        #expect(restored.stdout.hasPrefix("restored stock.sqlite to Stock version 1 from backups/\(good); the replaced store is kept as "))
+        #expect(
+            restored.stdout.hasPrefix(
+                "restored stock.sqlite to Stock version 1 from backups/\(good); the replaced store is kept as "))
         #expect(f.snapshot(store).bytes == bytes)
         #expect(try f.summary(store) == StockStore.expected(version: 1, items: StockFixture.smallItems))
 
@@ -41,7 +43,9 @@ import Testing
         #expect(f.snapshot(store).bytes == bytes)
         let usage = try f.migrate(["restore"] + f.models + [store, "--from", "backups/" + good, "--version", "1"])
         #expect(usage.status == 64)
-        #expect(usage.stderr.hasPrefix("Error: --version chooses among --backup-dir's backups; --from names one file\n"), "\(usage.stderr)")
+        #expect(
+            usage.stderr.hasPrefix("Error: --version chooses among --backup-dir's backups; --from names one file\n"),
+            "\(usage.stderr)")
     }
 
     /// A file of any name: its version is the one its hashes say.
@@ -75,11 +79,14 @@ import Testing
         let replaced = ".replaced/" + (try #require(kept.first { $0.hasPrefix("stock.sqlite.replaced.") }))
         #expect(
             result.stdout == """
-                restored stock.sqlite to Stock version 1 from backups/\(backup); the replaced store is kept as \(replaced); \
-                removed stock.sqlite.restoring.\(dead).partial, left by a restore that was killed
+                restored stock.sqlite to Stock version 1 from backups/\(backup); the replaced store is kept as \
+                \(replaced); removed stock.sqlite.restoring.\(dead).partial, left by a restore that was killed
 
                 """)
-        #expect(try f.directory.contents().filter { $0.hasSuffix(".partial") } == ["stock.sqlite.restoring.\(getpid()).partial"])
+        #expect(
+            try f.directory.contents().filter { $0.hasSuffix(".partial") } == [
+                "stock.sqlite.restoring.\(getpid()).partial"
+            ])
     }
 
     /// SIGTERM while restore waits for another process's lock: it stops, says so,
@@ -92,12 +99,15 @@ import Testing
         let files = try f.directory.contents().sorted()
         let reader = try ReadLock(path: f.path(store), table: "ZITEM")
         defer { reader.release() }
-        let run = try BackgroundMigrate(["restore"] + f.models + [store, "--backup-dir", "backups", "--timeout", "20"], in: f.directory.path)
+        let run = try BackgroundMigrate(
+            ["restore"] + f.models + [store, "--backup-dir", "backups", "--timeout", "20"], in: f.directory.path)
         run.waitUntilItOpens(f.path(store))
         kill(run.pid, SIGTERM)
         let outcome = run.finish()
         #expect(outcome.status == 143, "\(outcome)")
-        #expect(outcome.stderr == "error: stock.sqlite: interrupted while waiting for the store's lock; the store is unchanged\n")
+        #expect(
+            outcome.stderr
+                == "error: stock.sqlite: interrupted while waiting for the store's lock; the store is unchanged\n")
         reader.release()
         #expect(f.snapshot(store) == before)
         #expect(try f.directory.contents().sorted() == files)
@@ -109,12 +119,14 @@ import Testing
         let f = try StockFixture()
         defer { f.remove() }
         try f.store()
-        try FileManager.default.createSymbolicLink(atPath: f.path("current.sqlite"), withDestinationPath: "stock.sqlite")
+        try FileManager.default.createSymbolicLink(
+            atPath: f.path("current.sqlite"), withDestinationPath: "stock.sqlite")
         let apply = try f.migrate(["apply"] + f.models + ["current.sqlite", "--backup-dir", "backups"])
         #expect(apply.status == 0, "\(apply.stderr)")
         // Filed under the store's own folder path inside the backup folder.
         let backups = Self.files(under: f.path("backups"))
-        #expect(backups.count == 1 && (backups[0] as NSString).lastPathComponent.hasPrefix("stock.v1-to-2."), "\(backups)")
+        #expect(
+            backups.count == 1 && (backups[0] as NSString).lastPathComponent.hasPrefix("stock.v1-to-2."), "\(backups)")
         let restore = try f.migrate(["restore"] + f.models + ["stock.sqlite", "--backup-dir", "backups"])
         #expect(restore.status == 0, "\(restore.stderr)")
         #expect(restore.stdout.hasPrefix("restored stock.sqlite to Stock version 1 from backups/\(backups[0])"))
@@ -135,16 +147,24 @@ import Testing
         try SQLiteFile.execute(f.path(store), "PRAGMA journal_mode = WAL")
         let writer = try WriteLock(path: f.path(store))
         let arguments = ["apply"] + f.models + [store, "--backup-dir", "backups", "--timeout", "30"]
-        let runs = [try BackgroundMigrate(arguments, in: f.directory.path), try BackgroundMigrate(arguments, in: f.directory.path)]
+        let runs = [
+            try BackgroundMigrate(arguments, in: f.directory.path),
+            try BackgroundMigrate(arguments, in: f.directory.path),
+        ]
         for run in runs { run.waitUntilItOpens(f.path(store)) }
         try writer.release()
         let outcomes = runs.map { $0.finish() }
         #expect(outcomes.map(\.status) == [0, 0], "\(outcomes)")
-        let said = outcomes.map { $0.stdout.hasPrefix("migrated stock.sqlite from version 1 to 2") ? "migrated" : $0.stdout }.sorted()
+        let said = outcomes.map {
+            $0.stdout.hasPrefix("migrated stock.sqlite from version 1 to 2") ? "migrated" : $0.stdout
+        }.sorted()
         #expect(
             said == [
                 "migrated",
-                "stock.sqlite: Stock version 2 is current (another process migrated it from version 1 while this run waited); nothing to do\n",
+                """
+                stock.sqlite: Stock version 2 is current (another process migrated it from version 1 while this run \
+                waited); nothing to do\n
+                """,
             ], "\(outcomes)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: f.path("backups")).count == 1)
         #expect(try f.summary(store) == StockStore.expected(version: 2, items: StockFixture.smallItems))
@@ -161,7 +181,8 @@ import Testing
         let replacement = try #require(f.snapshot("other.sqlite").bytes)
         let reader = try ReadLock(path: f.path(store), table: "ZITEM")
         defer { reader.release() }
-        let run = try BackgroundMigrate(["apply"] + f.models + [store, "--backup-dir", "backups", "--timeout", "30"], in: f.directory.path)
+        let run = try BackgroundMigrate(
+            ["apply"] + f.models + [store, "--backup-dir", "backups", "--timeout", "30"], in: f.directory.path)
         run.waitUntilItOpens(f.path(store))
         #expect(rename(f.path("other.sqlite"), f.path(store)) == 0)
         reader.release()
@@ -170,9 +191,9 @@ import Testing
         #expect(
             outcome.stderr == """
                 warning: destructive: Item.note is dropped: 200 non-nil values will be lost
-                error: stock.sqlite: the store was replaced by another process during this run (its file was renamed over or removed, \
-                e.g. by migrate restore); nothing of this run was written to it; check the store and run again; so this run kept no \
-                backup in backups
+                error: stock.sqlite: the store was replaced by another process during this run (its file was renamed \
+                over or removed, e.g. by migrate restore); nothing of this run was written to it; check the store and \
+                run again; so this run kept no backup in backups
 
                 """, "\(outcome)")
         #expect(f.snapshot(store).bytes == replacement)
@@ -185,7 +206,9 @@ import Testing
         let all = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
         return all.filter { path in
             var isFolder: ObjCBool = false
-            return FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent(path), isDirectory: &isFolder) && !isFolder.boolValue
+            return FileManager.default.fileExists(
+                atPath: (folder as NSString).appendingPathComponent(path), isDirectory: &isFolder)
+                && !isFolder.boolValue
         }.sorted()
     }
 }
@@ -198,7 +221,8 @@ import Testing
     static func migrateAsUser(_ arguments: [String], in directory: String) throws -> CommandResult {
         guard getuid() == 0 else { return try CommandRunner.migrate(arguments, in: directory) }
         return try CommandRunner.run(
-            "/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", CommandRunner.migratePath] + arguments,
+            "/usr/bin/setpriv",
+            ["--reuid=nobody", "--regid=nogroup", "--clear-groups", CommandRunner.migratePath] + arguments,
             in: directory, environment: ["TMPDIR": "/tmp"])
     }
 

@@ -18,7 +18,8 @@ import Testing
     /// and `create --version N` mean a model version, listed once in their help.
     @Test func subcommandsListTheirOwnVersionOptionOnce() throws {
         for command in ["restore", "create", "fleet restore"] {
-            let help = try CommandRunner.migrate(command.split(separator: " ").map(String.init) + ["--help"], in: NSTemporaryDirectory())
+            let help = try CommandRunner.migrate(
+                command.split(separator: " ").map(String.init) + ["--help"], in: NSTemporaryDirectory())
             let options = help.stdout.split(separator: "\n").filter { $0.hasPrefix("  --version") }
             #expect(options.count == 1, "\(command): \(options)")
             #expect(options.first?.hasPrefix("  --version <n>") == true)

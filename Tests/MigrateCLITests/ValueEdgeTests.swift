@@ -50,7 +50,9 @@ import Testing
     }
 
     static let empty =
-        #"{"_pk":1,"_entity":"Item","at":null,"code":null,"data":null,"flag":null,"large":null,"medium":null,"name":null,"#
+        #"""
+        {"_pk":1,"_entity":"Item","at":null,"code":null,"data":null,"flag":null,"large":null,"medium":null,"name":null,
+        """#
         + #""price":null,"ratio":null,"small":null,"weight":null}"#
 
     // MARK: load
@@ -60,20 +62,27 @@ import Testing
     @Test func loadRefusesBytesThatAreNotUTF8() throws {
         let f = try Self.fixture()
         defer { f.remove() }
-        try f.directory.write("in.jsonl", bytes: Array(#"{"name":"ok"}"#.utf8) + [0x0A] + Array(#"{"name":"a"#.utf8) + [0xFF] + Array(#"b"}"#.utf8) + [0x0A])
+        try f.directory.write(
+            "in.jsonl",
+            bytes: Array(#"{"name":"ok"}"#.utf8) + [0x0A] + Array(#"{"name":"a"#.utf8) + [0xFF] + Array(#"b"}"#.utf8)
+                + [0x0A])
         try expectRefused(
             f, ["load", "v.sqlite", "Item", "in.jsonl"],
             """
-            error: in.jsonl:2: not UTF-8 text: byte 11 (0xFF) cannot start or continue a UTF-8 character (nothing was loaded)
+            error: in.jsonl:2: not UTF-8 text: byte 11 (0xFF) cannot start or continue a UTF-8 character (nothing was \
+            loaded)
 
             """)
         // A truncated sequence at the end of a line, and an overlong encoding of '/'.
-        try f.directory.write("in.jsonl", bytes: Array(#"{"name":"é"#.utf8) + [0xC3, 0x0A] + Array(#"{"name":"#.utf8) + [0xC0, 0xAF, 0x0A])
+        try f.directory.write(
+            "in.jsonl",
+            bytes: Array(#"{"name":"é"#.utf8) + [0xC3, 0x0A] + Array(#"{"name":"#.utf8) + [0xC0, 0xAF, 0x0A])
         try expectRefused(
             f, ["load", "v.sqlite", "Item", "in.jsonl"],
             """
             error: in.jsonl:1: not UTF-8 text: byte 12 (0xC3) cannot start or continue a UTF-8 character
-            error: in.jsonl:2: not UTF-8 text: byte 9 (0xC0) cannot start or continue a UTF-8 character (nothing was loaded)
+            error: in.jsonl:2: not UTF-8 text: byte 9 (0xC0) cannot start or continue a UTF-8 character (nothing was \
+            loaded)
 
             """)
     }
@@ -132,13 +141,16 @@ import Testing
             error: in.jsonl:1: Item.small: 1.5 is not a whole number, which integer16 holds
             error: in.jsonl:2: Item.small: 1e2 is not written as an integer (integer16 takes digits only, like 100)
             error: in.jsonl:3: Item.small: 32768 is out of range for integer16 (-32768...32767)
-            error: in.jsonl:4: Item.large: 123456789012345678901234567890 is out of range for integer64 (-9223372036854775808...9223372036854775807)
-            error: in.jsonl:5: Item.large: 9.3e18 is out of range for integer64 (-9223372036854775808...9223372036854775807)
+            error: in.jsonl:4: Item.large: 123456789012345678901234567890 is out of range for integer64 \
+            (-9223372036854775808...9223372036854775807)
+            error: in.jsonl:5: Item.large: 9.3e18 is out of range for integer64 \
+            (-9223372036854775808...9223372036854775807)
             error: in.jsonl:6: Item.ratio: '1e999' is not a finite number
             error: in.jsonl:7: Item.weight: 1e39 is out of range for float
             error: in.jsonl:8: Item.weight: 1e-50 is too small for float (it would be stored as 0)
             error: in.jsonl:9: Item.at: 1e400 is beyond any date (seconds since 2001-01-01 must be a finite double)
-            error: in.jsonl:10: Item.at: 'inf' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or with an offset like +02:00)
+            error: in.jsonl:10: Item.at: 'inf' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or with an \
+            offset like +02:00)
             error: in.jsonl:11: Item.ratio: expected a double value, found the string "nan"
             error: in.jsonl:12: Item.medium: expected an integer32 value, found the string "12"
             error: in.jsonl:13: Item.flag: expected true or false, found 2
@@ -183,11 +195,14 @@ import Testing
         let dump = try f.migrate("dump", "v.sqlite", "Item")
         #expect(
             dump.stdout == """
-                {"_pk":1,"_entity":"Item","at":0.1234567,"code":null,"data":null,"flag":null,"large":null,"medium":null,"name":"a\\u0000b",\
+                {"_pk":1,"_entity":"Item","at":0.1234567,"code":null,"data":null,"flag":null,"large":null,\
+                "medium":null,"name":"a\\u0000b",\
                 "price":null,"ratio":"inf","small":0,"weight":"-inf"}
-                {"_pk":2,"_entity":"Item","at":1000000000000000.0,"code":null,"data":null,"flag":null,"large":-9223372036854775808,"medium":null,\
+                {"_pk":2,"_entity":"Item","at":1000000000000000.0,"code":null,"data":null,"flag":null,\
+                "large":-9223372036854775808,"medium":null,\
                 "name":null,"price":"1e-128","ratio":null,"small":null,"weight":null}
-                {"_pk":3,"_entity":"Item","at":"2026-01-31T09:30:00.25Z","code":"abcdef00-0000-0000-0000-000000000000","data":null,"flag":null,\
+                {"_pk":3,"_entity":"Item","at":"2026-01-31T09:30:00.25Z",\
+                "code":"abcdef00-0000-0000-0000-000000000000","data":null,"flag":null,\
                 "large":null,"medium":null,"name":null,"price":null,"ratio":null,"small":null,"weight":0.1}
 
                 """)
@@ -206,20 +221,24 @@ import Testing
     @Test func updateRefusesIntegerOverflow() throws {
         let f = try Self.fixture()
         defer { f.remove() }
-        let loaded = try f.migrate(["load", "v.sqlite", "Item", "-"], stdin: "{\"large\":4611686018427387904,\"small\":2}\n{\"large\":1,\"small\":3}\n")
+        let loaded = try f.migrate(
+            ["load", "v.sqlite", "Item", "-"],
+            stdin: "{\"large\":4611686018427387904,\"small\":2}\n{\"large\":1,\"small\":3}\n")
         #expect(loaded.status == 0, "\(loaded.stderr)")
         try expectRefused(
             f, ["update", "v.sqlite", "Item", "--set", "large = large * 2"],
             """
             error: 1 object would break the model; nothing was changed:
-              Item 1: large: 9.223372036854776e+18 is out of range for integer64 (-9223372036854775808...9223372036854775807)
+              Item 1: large: 9.223372036854776e+18 is out of range for integer64 \
+            (-9223372036854775808...9223372036854775807)
 
             """)
         try expectRefused(
             f, ["update", "v.sqlite", "Item", "--set", "large = 9223372036854775807 + 1", "--where", "small == 3"],
             """
             error: 1 object would break the model; nothing was changed:
-              Item 2: large: 9.223372036854776e+18 is out of range for integer64 (-9223372036854775808...9223372036854775807)
+              Item 2: large: 9.223372036854776e+18 is out of range for integer64 \
+            (-9223372036854775808...9223372036854775807)
 
             """)
         // NSExpression divides as doubles: 2 / 2 is stored as the integer 1 (the
@@ -238,7 +257,8 @@ import Testing
     @Test func updateRefusesInfinityWhereTheTypeCannotHoldIt() throws {
         let f = try Self.fixture()
         defer { f.remove() }
-        let loaded = try f.migrate(["load", "v.sqlite", "Item", "-"], stdin: "{\"ratio\":2,\"price\":\"1.5\",\"weight\":1}\n")
+        let loaded = try f.migrate(
+            ["load", "v.sqlite", "Item", "-"], stdin: "{\"ratio\":2,\"price\":\"1.5\",\"weight\":1}\n")
         #expect(loaded.status == 0, "\(loaded.stderr)")
         try expectRefused(
             f, ["update", "v.sqlite", "Item", "--set", "at = CAST(1e308 * 10, 'NSDate')"],
@@ -263,7 +283,9 @@ import Testing
             """)
         let double = try f.migrate("update", "v.sqlite", "Item", "--set", "ratio = ratio * 1e308 * 10")
         #expect(double.stdout == "updated 1 object (1 Item)\n")
-        #expect(try f.migrate("fetch", "v.sqlite", "Item", "--properties", "ratio", "--json").stdout == #"{"_pk":1,"_entity":"Item","ratio":"inf"}"# + "\n")
+        #expect(
+            try f.migrate("fetch", "v.sqlite", "Item", "--properties", "ratio", "--json").stdout
+                == #"{"_pk":1,"_entity":"Item","ratio":"inf"}"# + "\n")
     }
 
     /// `fetch`, `update` and `delete` took a store path starting with a dash after
@@ -273,7 +295,8 @@ import Testing
         defer { f.remove() }
         try FileManager.default.copyItem(atPath: f.path("v.sqlite"), toPath: f.path("-s.sqlite"))
         #expect(try f.migrate("fetch", "--count", "--", "-s.sqlite", "Item").stdout == "0\n")
-        #expect(try f.migrate("update", "--set", "small = 1", "--", "-s.sqlite", "Item").stdout == "updated 0 objects\n")
+        #expect(
+            try f.migrate("update", "--set", "small = 1", "--", "-s.sqlite", "Item").stdout == "updated 0 objects\n")
         #expect(
             try f.migrate("delete", "--", "-s.sqlite", "Item").stdout
                 == "deleted 0 objects; 0 references cleared, 0 join rows removed\n")
@@ -294,14 +317,18 @@ import Testing
             """
             INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZLARGE, ZSMALL, ZMEDIUM) VALUES (1, 1, 1, 1e19, 9e999, -9e999);
             INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZLARGE, ZAT, ZFLAG, ZPRICE) VALUES (2, 1, 1, 2.5, 9e999, 2, 'abc');
-            INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZLARGE, ZCODE, ZWEIGHT, ZRATIO) VALUES (3, 1, 1, 7.0, X'0102', 1e300, -9e999);
+            INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZLARGE, ZCODE, ZWEIGHT, ZRATIO) VALUES (3, 1, 1, 7.0, X'0102', \
+            1e300, -9e999);
             """)
         let expected = """
-            {"_pk":1,"_entity":"Item","at":null,"code":null,"data":null,"flag":null,"large":1e+19,"medium":"-inf","name":null,\
+            {"_pk":1,"_entity":"Item","at":null,"code":null,"data":null,"flag":null,"large":1e+19,"medium":"-inf",\
+            "name":null,\
             "price":null,"ratio":null,"small":"inf","weight":null}
-            {"_pk":2,"_entity":"Item","at":"inf","code":null,"data":null,"flag":true,"large":2.5,"medium":null,"name":null,\
+            {"_pk":2,"_entity":"Item","at":"inf","code":null,"data":null,"flag":true,"large":2.5,"medium":null,\
+            "name":null,\
             "price":"abc","ratio":null,"small":null,"weight":null}
-            {"_pk":3,"_entity":"Item","at":null,"code":"AQI=","data":null,"flag":null,"large":7,"medium":null,"name":null,\
+            {"_pk":3,"_entity":"Item","at":null,"code":"AQI=","data":null,"flag":null,"large":7,"medium":null,\
+            "name":null,\
             "price":null,"ratio":"-inf","small":null,"weight":1e+300}
 
             """
@@ -327,9 +354,12 @@ import Testing
         #expect(load.status == 1)
         #expect(
             load.stderr == """
-                error: dump.jsonl:1: Item.large: 1e+19 is out of range for integer64 (-9223372036854775808...9223372036854775807)
-                error: dump.jsonl:2: Item.at: 'inf' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or with an offset like +02:00)
-                error: dump.jsonl:3: Item.code: 'AQI=' is not a UUID (8-4-4-4-12 hexadecimal digits) (nothing was loaded)
+                error: dump.jsonl:1: Item.large: 1e+19 is out of range for integer64 \
+                (-9223372036854775808...9223372036854775807)
+                error: dump.jsonl:2: Item.at: 'inf' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or with \
+                an offset like +02:00)
+                error: dump.jsonl:3: Item.code: 'AQI=' is not a UUID (8-4-4-4-12 hexadecimal digits) (nothing was \
+                loaded)
 
                 """)
     }
@@ -340,27 +370,39 @@ import Testing
     @Test(arguments: [
         (
             "CAST(X'61FF62' AS TEXT)", "ZNAME",
-            "Item 1: name: the stored text is not UTF-8 (byte 2 cannot start or continue a UTF-8 character); it cannot be read without changing it"
+            """
+            Item 1: name: the stored text is not UTF-8 (byte 2 cannot start or continue a UTF-8 character); it cannot \
+            be read without changing it
+            """
         ),
         (
             "X'616263'", "ZNAME",
-            #"Item 1: name: the store holds a BLOB of 3 bytes, which JSON Lines cannot carry for a string value (load would read it as the text "YWJj")"#
+            #"""
+            Item 1: name: the store holds a BLOB of 3 bytes, which JSON Lines cannot carry for a string value \#
+            (load would read it as the text "YWJj")
+            """#
         ),
         (
             "'abcd'", "ZDATA",
-            #"Item 1: data: the store holds the text "abcd", which JSON Lines cannot carry for a binary value (load would read it as a BLOB of 3 bytes)"#
+            #"""
+            Item 1: data: the store holds the text "abcd", which JSON Lines cannot carry for a binary value (load \#
+            would read it as a BLOB of 3 bytes)
+            """#
         ),
     ])
     func readersRefuseValuesTheyWouldChange(value: String, column: String, message: String) throws {
         let f = try Self.fixture()
         defer { f.remove() }
-        try SQLiteFile.execute(f.path("v.sqlite"), "INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, \(column)) VALUES (1, 1, 1, \(value))")
+        try SQLiteFile.execute(
+            f.path("v.sqlite"), "INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, \(column)) VALUES (1, 1, 1, \(value))")
         let dump = try f.migrate("dump", "v.sqlite", "Item")
         #expect(dump.status == 1)
         #expect(dump.stdout == "")
         #expect(dump.stderr == "error: v.sqlite: \(message)\n")
         let fetch = try f.migrate("fetch", "v.sqlite", "Item", "--json")
         #expect(fetch.status == 1)
-        #expect(try CLIFixture.object(fetch.stdout)["error"].flatMap { ($0 as? [String: Any])?["message"] as? String } == "v.sqlite: \(message)")
+        #expect(
+            try CLIFixture.object(fetch.stdout)["error"].flatMap { ($0 as? [String: Any])?["message"] as? String }
+                == "v.sqlite: \(message)")
     }
 }

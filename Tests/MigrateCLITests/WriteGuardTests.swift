@@ -76,7 +76,10 @@ import Testing
         let visits = try StoreDump.dump(shop.storePath)
         let writer = try WriteLock(path: shop.storePath)
         let run = try BackgroundMigrate(
-            ["update", shop.storePath, "Customer", "--set", "visits = visits + 1", "--models", shop.modelsFolder, "--timeout", "20"],
+            [
+                "update", shop.storePath, "Customer", "--set", "visits = visits + 1", "--models", shop.modelsFolder,
+                "--timeout", "20",
+            ],
             in: shop.directory.path, ignoring: "HUP")
         run.waitUntilItOpens(shop.storePath)
         kill(run.pid, SIGHUP)
@@ -118,16 +121,23 @@ import Testing
     @Test func loadBesideAReaderSaysWhoHoldsTheStore() throws {
         let shop = try ShopModel.scenario()
         defer { shop.remove() }
-        try #"{"_pk": 100, "name": "Pen"}"#.write(toFile: shop.directory.file("products.jsonl"), atomically: true, encoding: .utf8)
+        try #"{"_pk": 100, "name": "Pen"}"#.write(
+            toFile: shop.directory.file("products.jsonl"), atomically: true, encoding: .utf8)
         let bytes = FileManager.default.contents(atPath: shop.storePath)
         let reader = try ReadLock(path: shop.storePath, table: "Z_PRIMARYKEY")
         defer { reader.release() }
         let run = try CommandRunner.migrate(
-            ["load", shop.storePath, "Product", "products.jsonl", "--models", shop.modelsFolder, "--json", "--timeout", "0.3"],
+            [
+                "load", shop.storePath, "Product", "products.jsonl", "--models", shop.modelsFolder, "--json",
+                "--timeout", "0.3",
+            ],
             in: shop.directory.path)
         #expect(run.status == 1, "\(run)")
         let message = try #require(try CLIFixture.object(run.stdout)["error"] as? [String: Any])["message"] as? String
-        #expect(message?.hasPrefix("\(shop.storePath): another migration, writer or reader holds the store (held by process ") == true, "\(run)")
+        #expect(
+            message?.hasPrefix(
+                "\(shop.storePath): another migration, writer or reader holds the store (held by process ") == true,
+            "\(run)")
         #expect(message?.hasSuffix("; nothing was loaded") == true, "\(run)")
         #expect(FileManager.default.contents(atPath: shop.storePath) == bytes)
         #expect(!FileManager.default.fileExists(atPath: shop.storePath + "-journal"))
@@ -145,12 +155,14 @@ import Testing
                 ["-c", "\"$0\" \"$@\" > /dev/full", CommandRunner.migratePath] + arguments
                     + ["--models", shop.modelsFolder], in: shop.directory.path)
         }
-        let lost = "error: standard output could not be written (No space left on device); what it received is incomplete\n"
+        let lost =
+            "error: standard output could not be written (No space left on device); what it received is incomplete\n"
         let update = try full(["update", shop.storePath, "Customer", "--set", "visits = 7"])
         #expect(update.status == 0, "\(update)")
         #expect(
             update.stderr
-                == "warning: standard output could not be written (No space left on device); what it received is incomplete, "
+                == "warning: standard output could not be written (No space left on device); what it received is "
+                + "incomplete, "
                 + "the command finished\n")
         #expect(try shop.rows("SELECT DISTINCT ZVISITS FROM ZCUSTOMER").map { $0[0].int64 } == [7])
         let dump = try full(["dump", shop.storePath, "Customer"])
@@ -174,9 +186,12 @@ import Testing
             try? FileManager.default.removeItem(atPath: folder + "/Notes")
             try make()
             for command in ["apply", "plan", "status"] {
-                let result = try CommandRunner.migrate([command, scenario.storePath, "--models", scenario.modelsFolder, "--migrations", folder])
+                let result = try CommandRunner.migrate([
+                    command, scenario.storePath, "--models", scenario.modelsFolder, "--migrations", folder,
+                ])
                 #expect(result.status == 1, "\(command): \(result)")
-                #expect(result.stderr.contains("\(folder)/Notes: cannot read the folder ("), "\(command): \(result.stderr)")
+                #expect(
+                    result.stderr.contains("\(folder)/Notes: cannot read the folder ("), "\(command): \(result.stderr)")
                 #expect(result.stderr.contains("so nothing is planned without them"), "\(command): \(result.stderr)")
             }
         }
@@ -198,7 +213,9 @@ import Testing
                 let result = try CommandRunner.run("/usr/bin/timeout", arguments)
                 #expect(result.status != 124, "ulimit -v \(limit) \(command): hung")
                 if result.status != 0 && command != ["fleet", "status"] {
-                    #expect(FileManager.default.contents(atPath: scenario.storePath) == original, "ulimit -v \(limit) \(command): \(result)")
+                    #expect(
+                        FileManager.default.contents(atPath: scenario.storePath) == original,
+                        "ulimit -v \(limit) \(command): \(result)")
                 }
             }
         }
@@ -213,7 +230,8 @@ import Testing
         #expect(result.stdout.split(separator: "\n").count == 3)
         #expect(
             result.stderr == """
-                warning: ZCUSTOMER holds rows whose Z_ENT is no entity's number (Z_PK 2); they belong to no entity and are not in this dump
+                warning: ZCUSTOMER holds rows whose Z_ENT is no entity's number (Z_PK 2); they belong to no entity and \
+                are not in this dump
 
                 """)
     }

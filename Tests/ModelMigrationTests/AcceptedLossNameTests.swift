@@ -28,7 +28,9 @@ import Testing
         #expect {
             try AcceptedLosses.load(accept: [], migrationsFolder: s.migrationsFolder, model: "G")
         } throws: { error in
-            (error as? DiagnosticsError)?.diagnostics.map(\.message) == ["accepted losses: '01-to-02' is not a hop (`A-to-B`, A below B)"]
+            (error as? DiagnosticsError)?.diagnostics.map(\.message) == [
+                "accepted losses: '01-to-02' is not a hop (`A-to-B`, A below B)"
+            ]
         }
     }
 
@@ -40,7 +42,8 @@ import Testing
             try AcceptedLosses.load(accept: [], migrationsFolder: s.migrationsFolder, model: "G")
         } throws: { error in
             let diagnostics = (error as? DiagnosticsError)?.diagnostics ?? []
-            return diagnostics.count == 1 && diagnostics[0].location?.line == 2 && !diagnostics[0].message.contains("error:")
+            return diagnostics.count == 1 && diagnostics[0].location?.line == 2
+                && !diagnostics[0].message.contains("error:")
         }
     }
 }

@@ -30,9 +30,13 @@ import Testing
         // The tables are exactly those Core Data wrote for version 2 (CoreDataPlus's SampleModel_V2.sqlite).
         #expect(
             try store.connection.columns(of: "ZCAR").map(\.name) == [
-                "Z_PK", "Z_ENT", "Z_OPT", "ZOWNER", "ZISLIMITEDEDITION", "ZMARKEDFORDELETIONASOF", "ZMAKER", "ZMODEL", "ZNUMBERPLATE",
+                "Z_PK", "Z_ENT", "Z_OPT", "ZOWNER", "ZISLIMITEDEDITION", "ZMARKEDFORDELETIONASOF", "ZMAKER", "ZMODEL",
+                "ZNUMBERPLATE",
             ])
-        #expect(try store.connection.columns(of: "ZPERSON").map(\.name) == ["Z_PK", "Z_ENT", "Z_OPT", "ZUPDATEDAT", "ZFIRSTNAME", "ZLASTNAME"])
+        #expect(
+            try store.connection.columns(of: "ZPERSON").map(\.name) == [
+                "Z_PK", "Z_ENT", "Z_OPT", "ZUPDATEDAT", "ZFIRSTNAME", "ZLASTNAME",
+            ])
         #expect(
             Set(try store.connection.indexes(of: "ZCAR").map(\.name)) == [
                 "ZCAR_ZOWNER_INDEX", "ZCAR_Z_ENT_INDEX", "Z_Car_UNIQUE_numberPlate", "Z_Car_byMakerAndNumberPlate",

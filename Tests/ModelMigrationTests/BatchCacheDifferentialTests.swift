@@ -50,7 +50,8 @@ private let model = """
         func ref(_ entity: String, from file: Int) -> Int {
             let count = counts[entity] ?? 1
             let usable = (1...count).filter { (fileOf[entity]?[$0] ?? 0) <= file }
-            return some(30) || usable.isEmpty ? Int.random(in: 1...count, using: &random) : usable.randomElement(using: &random) ?? 1
+            return some(30) || usable.isEmpty
+                ? Int.random(in: 1...count, using: &random) : usable.randomElement(using: &random) ?? 1
         }
         return (0..<2).map { file in
             var lines: [String] = []
@@ -61,7 +62,8 @@ private let model = """
                     case "Folder":
                         line += #""title":"f""#
                         if some(4) {
-                            let books = Set((0..<Int.random(in: 0...3, using: &random)).map { _ in ref("Book", from: file) })
+                            let books = Set(
+                                (0..<Int.random(in: 0...3, using: &random)).map { _ in ref("Book", from: file) })
                             line += #","books":[\#(books.sorted().map(String.init).joined(separator: ","))]"#
                         }
                     case "Book":
@@ -86,7 +88,9 @@ private let model = """
 
     /// Loads `files` one after another into a fresh store; returns every row of every
     /// table and each load's outcome.
-    static func load(_ files: [String], keeping: Bool, setBasedFrom minimum: Int = 16, cacheLimit: Int = 1 << 16) throws -> [String] {
+    static func load(_ files: [String], keeping: Bool, setBasedFrom minimum: Int = 16, cacheLimit: Int = 1 << 16) throws
+        -> [String]
+    {
         let directory = try TemporaryDirectory(prefix: "BatchCacheDifferentialTests")
         defer { directory.remove() }
         let (store, version) = try directory.createStore(model: "Cache", yaml: model)
@@ -106,7 +110,8 @@ private let model = """
         var out: [String] = []
         for (i, file) in files.enumerated() {
             do {
-                let count = try ObjectJSONLines.load(access, entity: nil, reader: JSONLinesReader(bytes: Array(file.utf8)), file: "f\(i)")
+                let count = try ObjectJSONLines.load(
+                    access, entity: nil, reader: JSONLinesReader(bytes: Array(file.utf8)), file: "f\(i)")
                 out.append("loaded \(count)")
             } catch {
                 out.append("\(error)")

@@ -86,13 +86,21 @@ import Testing
         }
 
         let plan = try s.plan()
-        #expect(plan.allSteps.allSatisfy { $0.cost == .constant }, "\(plan.allSteps.map { "\($0.summary) [\($0.cost)]" })")
+        #expect(
+            plan.allSteps.allSatisfy { $0.cost == .constant }, "\(plan.allSteps.map { "\($0.summary) [\($0.cost)]" })")
         let sql = plan.allSteps.filter { $0.kind != .entityNumbers }.flatMap(\.sql)
         #expect(
-            sql.allSatisfy { $0.hasPrefix("ALTER TABLE") || $0.hasPrefix("CREATE TABLE") || $0.hasPrefix("CREATE INDEX") && $0.contains("ZORDER") },
+            sql.allSatisfy {
+                $0.hasPrefix("ALTER TABLE") || $0.hasPrefix("CREATE TABLE")
+                    || $0.hasPrefix("CREATE INDEX") && $0.contains("ZORDER")
+            },
             "\(sql)")
         #expect(sql.contains(#"ALTER TABLE "ZCUSTOMER" RENAME COLUMN "ZNOTES" TO "ZREMARKS""#))
-        #expect(!sql.contains { $0.contains("DROP INDEX") || $0.contains("INSERT") || $0.contains("UPDATE") || $0.hasPrefix("CREATE UNIQUE") })
+        #expect(
+            !sql.contains {
+                $0.contains("DROP INDEX") || $0.contains("INSERT") || $0.contains("UPDATE")
+                    || $0.hasPrefix("CREATE UNIQUE")
+            })
 
         // What ran: every step's rows, as the migrator reports them; only the
         // entity-number bookkeeping (Z_PRIMARYKEY) writes any.
@@ -110,8 +118,13 @@ import Testing
         #expect(written.filter { !bookkeeping.contains($0.key) }.values.allSatisfy { $0 == 0 }, "\(written)")
         #expect(result.rowsTouched < 20)
         #expect(try s.storeVersion() == 2)
-        #expect(try s.rows(#"SELECT count(*), count(ZREMARKS) FROM ZCUSTOMER"#) == [[.integer(Int64(Self.rows)), .integer(Int64(Self.rows))]])
-        #expect(try s.rows(#"SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ZCUSTOMER' ORDER BY name"#).count >= 2)
+        #expect(
+            try s.rows(#"SELECT count(*), count(ZREMARKS) FROM ZCUSTOMER"#) == [
+                [.integer(Int64(Self.rows)), .integer(Int64(Self.rows))]
+            ])
+        #expect(
+            try s.rows(#"SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ZCUSTOMER' ORDER BY name"#)
+                .count >= 2)
         // A generous bound: an apply that scanned 200 k rows twice (an index
         // rebuild, a check) takes far longer in a debug build.
         #expect(Date().timeIntervalSince(started) < 5)
@@ -122,7 +135,8 @@ import Testing
     /// already proves there are no duplicates, so the plan does not count them
     /// (which read every row). Without that index, it does.
     @Test func aUniqueIndexTheStoreHasSparesTheDuplicateCount() throws {
-        let moved = Self.v1.replacingOccurrences(of: "  Customer:\n", with: "  Party:\n    abstract: true\n  Customer:\n    parent: Party\n")
+        let moved = Self.v1.replacingOccurrences(
+            of: "  Customer:\n", with: "  Party:\n    abstract: true\n  Customer:\n    parent: Party\n")
         let s = try MigrationScenario("Shop", versions: [Self.v1, moved])
         defer { s.remove() }
         let plan = try s.plan()
@@ -131,7 +145,10 @@ import Testing
 
         try s.withObjects { try $0.store.connection.execute(#"DROP INDEX "Z_Customer_UNIQUE_email""#) }
         let unproven = try s.plan()
-        #expect(unproven.hops[0].requirements.map(\.summary).contains { $0.contains("stored values are held by several objects") })
+        #expect(
+            unproven.hops[0].requirements.map(\.summary).contains {
+                $0.contains("stored values are held by several objects")
+            })
         #expect(unproven.hops[0].requirements.allSatisfy { !$0.sql.contains("group_concat") })
     }
 }

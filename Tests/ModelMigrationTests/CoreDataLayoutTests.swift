@@ -79,13 +79,16 @@ import Testing
     /// it is, and a migration gives it the destination version's names.
     static let schema = """
         CREATE TABLE ZCONTAINER ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR );
-        CREATE TABLE ZNOTE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, Z1NOTES INTEGER, ZRECORD INTEGER, Z4_RECORD INTEGER, ZTEXT VARCHAR );
-        CREATE TABLE ZPHONE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZOWNER INTEGER, Z7_OWNER INTEGER, Z_FOK_OWNER INTEGER, \
-        ZCOST DECIMAL, ZNUMBER VARCHAR );
-        CREATE TABLE ZRECORD ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCONTAINER INTEGER, ZCONTAINER1 INTEGER, ZUNIQUEID VARCHAR, \
-        ZNAME VARCHAR, ZFIRSTNAME VARCHAR );
-        CREATE TABLE Z_5PARENTGROUPS ( Z_5CHILDGROUPS INTEGER, Z_6PARENTGROUPS INTEGER, PRIMARY KEY (Z_5CHILDGROUPS, Z_6PARENTGROUPS) );
-        CREATE TABLE Z_7PARENTGROUPS ( Z_7CONTACTS INTEGER, Z_6PARENTGROUPS1 INTEGER, PRIMARY KEY (Z_7CONTACTS, Z_6PARENTGROUPS1) );
+        CREATE TABLE ZNOTE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, Z1NOTES INTEGER, ZRECORD INTEGER, \
+        Z4_RECORD INTEGER, ZTEXT VARCHAR );
+        CREATE TABLE ZPHONE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZOWNER INTEGER, Z7_OWNER \
+        INTEGER, Z_FOK_OWNER INTEGER, ZCOST DECIMAL, ZNUMBER VARCHAR );
+        CREATE TABLE ZRECORD ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCONTAINER INTEGER, ZCONTAINER1 \
+        INTEGER, ZUNIQUEID VARCHAR, ZNAME VARCHAR, ZFIRSTNAME VARCHAR );
+        CREATE TABLE Z_5PARENTGROUPS ( Z_5CHILDGROUPS INTEGER, Z_6PARENTGROUPS INTEGER, PRIMARY KEY (Z_5CHILDGROUPS, \
+        Z_6PARENTGROUPS) );
+        CREATE TABLE Z_7PARENTGROUPS ( Z_7CONTACTS INTEGER, Z_6PARENTGROUPS1 INTEGER, PRIMARY KEY (Z_7CONTACTS, \
+        Z_6PARENTGROUPS1) );
         CREATE TABLE ZTAG ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR, ZLEGACY VARCHAR );
         CREATE TABLE Z_9NOTES ( Z_9TAGS INTEGER, Z_2NOTES INTEGER, PRIMARY KEY (Z_9TAGS, Z_2NOTES) );
         CREATE INDEX ZNOTE_ZRECORD_INDEX ON ZNOTE (ZRECORD);
@@ -101,11 +104,13 @@ import Testing
         CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
         CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB);
         -- Persistent history, as Core Data keeps it (its own entities, numbered from 16001).
-        CREATE TABLE ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, \
-        ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB );
+        CREATE TABLE ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY \
+        INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB );
         INSERT INTO ACHANGE VALUES (1, 16001, 1, 0, 7, 3, 1, NULL), (2, 16001, 1, 0, 9, 1, 1, NULL);
-        INSERT INTO Z_PRIMARYKEY VALUES (1, 'Container', 0, 1), (2, 'Note', 0, 2), (3, 'Phone', 0, 2), (4, 'Record', 0, 5),
-            (5, 'AbstractGroup', 4, 0), (6, 'Group', 5, 0), (7, 'Contact', 4, 0), (8, 'SubscribedContact', 7, 0), (9, 'Tag', 0, 1),
+        INSERT INTO Z_PRIMARYKEY VALUES (1, 'Container', 0, 1), (2, 'Note', 0, 2), (3, 'Phone', 0, 2), (4, 'Record', \
+        0, 5),
+            (5, 'AbstractGroup', 4, 0), (6, 'Group', 5, 0), (7, 'Contact', 4, 0), (8, 'SubscribedContact', 7, 0), (9, \
+        'Tag', 0, 1),
             (16001, 'CHANGE', 0, 2), (16002, 'TRANSACTION', 0, 1);
         INSERT INTO ZCONTAINER VALUES (1, 1, 1, 'iCloud');
         -- Records: groups 1 and 2 (2 inside 1), contact 3, subscribed contact 4, contact 5.
@@ -172,7 +177,9 @@ import Testing
 
     @Test func entityNamesAreNumberedWithoutRegardToCase() throws {
         #expect(
-            ModelCompiler.defaultEntityOrder([("ABCDURLAddress", nil), ("ABCDUnknownProperty", nil), ("abc", nil), ("Abc", nil)])
+            ModelCompiler.defaultEntityOrder([
+                ("ABCDURLAddress", nil), ("ABCDUnknownProperty", nil), ("abc", nil), ("Abc", nil),
+            ])
                 == ["Abc", "abc", "ABCDUnknownProperty", "ABCDURLAddress"])
     }
 
@@ -188,11 +195,16 @@ import Testing
         let recognition = try #require(VersionRecognition.recognize(try store.readMetadata(), among: [model]))
         #expect(recognition.version == 1)
         let layout = try store.layout(for: model.versions[0])
-        #expect(layout.tables.compactMap(\.joinRelationship).sorted() == ["AbstractGroup.parentGroups", "Contact.parentGroups", "Tag.notes"])
+        #expect(
+            layout.tables.compactMap(\.joinRelationship).sorted() == [
+                "AbstractGroup.parentGroups", "Contact.parentGroups", "Tag.notes",
+            ])
         let access = try ObjectAccess(store: store, version: model.versions[0])
         #expect(try access.fetch("Note").map { $0.relationships["tags"] ?? [] } == [[1], [1]])
         #expect(
-            try access.fetch("Contact").map { "\($0.primaryKey) \($0.entity) \($0.relationships["parentGroups"] ?? [])" }
+            try access.fetch("Contact").map {
+                "\($0.primaryKey) \($0.entity) \($0.relationships["parentGroups"] ?? [])"
+            }
                 == ["3 Contact [1]", "4 SubscribedContact [1, 2]", "5 Contact []"])
         #expect(try access.object("Contact", primaryKey: 4)?.relationships["phones"] == [2, 1])
         #expect(try access.object("Container", primaryKey: 1)?.relationships["notes"] == [1])
@@ -211,7 +223,10 @@ import Testing
         #expect(plan.hops.last?.destinationLayout.entityNumbers == model.versions[1].layout.entityNumbers)
         #expect(
             plan.warnings.map(\.description) == [
-                "destructive: ZTAG.ZLEGACY is not in the layout of the store's version: its 1 non-nil value will be lost when ZTAG is rebuilt"
+                """
+                destructive: ZTAG.ZLEGACY is not in the layout of the store's version: its 1 non-nil value will be \
+                lost when ZTAG is rebuilt
+                """
             ])
         try Migrator().apply(plan)
 
@@ -225,8 +240,13 @@ import Testing
                 "16001 CHANGE 0 2", "16002 TRANSACTION 0 1",
             ])
         // History names the changed objects' entities by their new numbers.
-        #expect(try rows(store, "SELECT ZENTITY, ZENTITYPK FROM ACHANGE ORDER BY Z_PK") == [[.integer(8), .integer(3)], [.integer(10), .integer(1)]])
-        let tables = try store.connection.tables().filter { !$0.hasPrefix("MM_") && !["Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY", "ACHANGE"].contains($0) }
+        #expect(
+            try rows(store, "SELECT ZENTITY, ZENTITYPK FROM ACHANGE ORDER BY Z_PK") == [
+                [.integer(8), .integer(3)], [.integer(10), .integer(1)],
+            ])
+        let tables = try store.connection.tables().filter {
+            !$0.hasPrefix("MM_") && !["Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY", "ACHANGE"].contains($0)
+        }
         var described: [String] = []
         for table in tables.sorted() {
             described.append("\(table)(\(try store.connection.columns(of: table).map(\.name).joined(separator: ",")))")
@@ -250,7 +270,9 @@ import Testing
             try rows(store, "SELECT Z_PK, Z_ENT FROM ZRECORD ORDER BY Z_PK").map { "\($0[0]) \($0[1])" }
                 == ["1 7", "2 7", "3 8", "4 9", "5 8"])
         #expect(
-            try rows(store, "SELECT Z_PK, Z_ENT, ZRECORD, Z5_RECORD, Z2NOTES FROM ZNOTE ORDER BY Z_PK").map { $0.map(\.description).joined(separator: " ") }
+            try rows(store, "SELECT Z_PK, Z_ENT, ZRECORD, Z5_RECORD, Z2NOTES FROM ZNOTE ORDER BY Z_PK").map {
+                $0.map(\.description).joined(separator: " ")
+            }
                 == ["1 3 4 9 1", "2 3 1 7 NULL"])
         #expect(
             try rows(store, "SELECT Z_PK, Z_ENT, ZOWNER, Z8_OWNER, Z_FOK_OWNER FROM ZPHONE ORDER BY Z_PK")
@@ -260,13 +282,19 @@ import Testing
         #expect(try store.connection.columns(of: "ZPHONE").first { $0.name == "ZCOST" }?.declaredType == "DECIMAL")
         #expect(try rows(store, "SELECT ZCOST FROM ZPHONE ORDER BY Z_PK") == [[.real(12.5)], [.null]])
         #expect(
-            try rows(store, "SELECT * FROM Z_8PARENTGROUPS ORDER BY 1, 2").map { $0.map(\.description).joined(separator: " ") }
+            try rows(store, "SELECT * FROM Z_8PARENTGROUPS ORDER BY 1, 2").map {
+                $0.map(\.description).joined(separator: " ")
+            }
                 == ["3 1", "4 1", "4 2"])
         #expect(
-            try rows(store, "SELECT Z_10TAGS, Z_3NOTES FROM Z_3TAGS ORDER BY 1, 2").map { $0.map(\.description).joined(separator: " ") }
+            try rows(store, "SELECT Z_10TAGS, Z_3NOTES FROM Z_3TAGS ORDER BY 1, 2").map {
+                $0.map(\.description).joined(separator: " ")
+            }
                 == ["1 1", "1 2"])
         #expect(
-            try rows(store, "SELECT Z_6CHILDGROUPS, Z_7PARENTGROUPS FROM Z_7CHILDGROUPS").map { $0.map(\.description).joined(separator: " ") }
+            try rows(store, "SELECT Z_6CHILDGROUPS, Z_7PARENTGROUPS FROM Z_7CHILDGROUPS").map {
+                $0.map(\.description).joined(separator: " ")
+            }
                 == ["2 1"])
         let metadata = try store.readMetadata()
         #expect(metadata.versionHashes == model.versions[1].versionHashes)
@@ -289,7 +317,12 @@ import Testing
     }
 
     static func indexColumns(_ s: MigrationScenario, _ table: String) throws -> [String] {
-        try s.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = '\(table)' AND name NOT LIKE 'sqlite_%' ORDER BY name").map { row in
+        try s.rows(
+            """
+            SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = '\(table)' AND name NOT LIKE 'sqlite_%' \
+            ORDER BY name
+            """
+        ).map { row in
             guard case .text(let name) = row[0] else { return "?" }
             let columns = try s.rows("PRAGMA index_info(\"\(name)\")").map { row -> String in
                 if case .text(let column) = row[2] { return column }
@@ -329,7 +362,10 @@ import Testing
         #expect(try s.columns("ZITEM") == ["Z_PK", "Z_ENT", "Z_OPT", "Z2ITEMS", "Z3ITEMS", "ZNAME"])
         try s.migrate()
         #expect(try s.columns("ZITEM") == ["Z_PK", "Z_ENT", "Z_OPT", "Z3ITEMS", "Z4ITEMS", "ZNAME"])
-        #expect(try s.rows("SELECT Z3ITEMS, Z4ITEMS FROM ZITEM ORDER BY Z_PK") == [[.integer(1), .null], [.null, .integer(1)]])
+        #expect(
+            try s.rows("SELECT Z3ITEMS, Z4ITEMS FROM ZITEM ORDER BY Z_PK") == [
+                [.integer(1), .null], [.null, .integer(1)],
+            ])
         let itemIndexes = try Self.indexColumns(s, "ZITEM")
         #expect(itemIndexes == ["ZITEM_Z3ITEMS_INDEX(Z3ITEMS)", "ZITEM_Z4ITEMS_INDEX(Z4ITEMS)"])
         #expect(try s.fetch("Pa").map { $0.relationships["items"] ?? [] } == [[1]])
@@ -477,11 +513,18 @@ import Testing
     func addingAnEntityThatSortsFirst(forCoreData: Bool) throws {
         let s = try MigrationScenario("Bank", versions: [Self.v1, Self.v2])
         defer { s.remove() }
-        try Store.create(path: s.storePath, version: try s.model().versions[0], overwrite: true, forCoreData: forCoreData).close()
-        #expect(try s.rows("SELECT type FROM pragma_table_info('ZPERSON') WHERE name = 'ZBALANCE'") == [[.text(forCoreData ? "DECIMAL" : "TEXT")]])
+        try Store.create(
+            path: s.storePath, version: try s.model().versions[0], overwrite: true, forCoreData: forCoreData
+        ).close()
+        #expect(
+            try s.rows("SELECT type FROM pragma_table_info('ZPERSON') WHERE name = 'ZBALANCE'") == [
+                [.text(forCoreData ? "DECIMAL" : "TEXT")]
+            ])
         try s.withObjects { try $0.insert("Person", values: ["name": .string("Ann"), "balance": .decimal("12.5")]) }
         try s.migrate()
-        #expect(try s.entityKeys().map { "\($0.number) \($0.name)" } == (forCoreData ? ["1 Account", "2 Person"] : ["1 Person", "2 Account"]))
+        #expect(
+            try s.entityKeys().map { "\($0.number) \($0.name)" }
+                == (forCoreData ? ["1 Account", "2 Person"] : ["1 Person", "2 Account"]))
         #expect(try s.rows("SELECT Z_ENT FROM ZPERSON") == [[.integer(forCoreData ? 2 : 1)]])
         #expect(try s.fetch("Person").map { $0.values["name"] } == [.string("Ann")])
     }

@@ -21,15 +21,18 @@ import Testing
                 && "\(error)" == """
                     \(s.storePath): hop 1 → 2 of Pets cannot migrate this store's data:
                       Person.age becomes required without a default, and stored Person objects hold nil: 1 row: Z_PK 2
-                        remedy: add a default (`age: { …, default: … }`) so that nil values take it, set the values first, \
-                    or write Migrations/Pets/1-to-2.yaml with a policy for Person
+                        remedy: add a default (`age: { …, default: … }`) so that nil values take it, set the values \
+                    first, or write Migrations/Pets/1-to-2.yaml with a policy for Person
                     """
         }
         try s.withObjects { try $0.store.connection.execute("UPDATE ZPERSON SET ZAGE = 25 WHERE Z_PK = 2") }
         let plan = try s.plan(verify: true)
         // No table changes (SQLite columns carry no NOT NULL here): apply checks the
         // requirement again inside its transaction, before the hop.
-        #expect(plan.hops[0].requirements.map(\.summary) == ["Person.age becomes required without a default, and stored Person objects hold nil"])
+        #expect(
+            plan.hops[0].requirements.map(\.summary) == [
+                "Person.age becomes required without a default, and stored Person objects hold nil"
+            ])
         #expect(plan.kinds == [.entityNumbers])
         try Migrator().apply(plan)
         #expect(try s.storeVersion() == 2)
@@ -37,8 +40,10 @@ import Testing
     }
 
     @Test func aTightenedMaximumMigratesWhenEveryValueFits() throws {
-        let v1 = try edit(Pets.v1, "      age: integer16?\n", "      age: { type: integer16, optional: true, max: 200 }\n")
-        let v2 = try edit(Pets.v1, "      age: integer16?\n", "      age: { type: integer16, optional: true, max: 40 }\n")
+        let v1 = try edit(
+            Pets.v1, "      age: integer16?\n", "      age: { type: integer16, optional: true, max: 200 }\n")
+        let v2 = try edit(
+            Pets.v1, "      age: integer16?\n", "      age: { type: integer16, optional: true, max: 40 }\n")
         let s = try MigrationScenario("Pets", versions: [v1, v2])
         defer { s.remove() }
         try Pets.seed(s)
@@ -48,7 +53,8 @@ import Testing
             "\(error)".contains(
                 """
                   Person.age gets max 40, and stored values are outside it: 1 row: Z_PK 3: 41
-                    remedy: correct those values first, loosen the limit, or write Migrations/Pets/1-to-2.yaml with a policy for Person
+                    remedy: correct those values first, loosen the limit, or write Migrations/Pets/1-to-2.yaml with a \
+                policy for Person
                 """)
         }
         try s.withObjects { try $0.store.connection.execute("UPDATE ZPERSON SET ZAGE = 40 WHERE Z_PK = 3") }
@@ -62,9 +68,14 @@ import Testing
         defer { s.remove() }
         let before = FileSnapshot(s.storePath)
         for command in ["status", "plan", "apply"] {
-            let result = try CommandRunner.migrate([command, "--models", s.modelsFolder, "--migrations", s.migrationsFolder, s.storePath])
+            let result = try CommandRunner.migrate([
+                command, "--models", s.modelsFolder, "--migrations", s.migrationsFolder, s.storePath,
+            ])
             #expect(result.status == 4, "\(command): \(result)")
-            #expect(result.stderr.contains("Person.age becomes required without a default, and stored Person objects hold nil: 1 row: Z_PK 2"), "\(command)")
+            #expect(
+                result.stderr.contains(
+                    "Person.age becomes required without a default, and stored Person objects hold nil: 1 row: Z_PK 2"),
+                "\(command)")
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
     }

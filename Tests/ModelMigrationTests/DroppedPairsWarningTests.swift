@@ -14,13 +14,16 @@ import Testing
             versions: [
                 """
                 entities:
-                  Book: {attributes: {title: string}, relationships: {playlist: {destination: Playlist, inverse: books}}}
-                  Playlist: {attributes: {name: string}, relationships: {books: {destination: Book, toMany: true, inverse: playlist}}}
+                  Book: {attributes: {title: string}, relationships: {playlist: {destination: Playlist, inverse: \
+                books}}}
+                  Playlist: {attributes: {name: string}, relationships: {books: {destination: Book, toMany: true, \
+                inverse: playlist}}}
                 """,
                 """
                 entities:
                   Book: {attributes: {title: string}, relationships: {folder: {destination: Folder, inverse: items}}}
-                  Folder: {attributes: {name: string}, relationships: {items: {destination: Book, toMany: true, inverse: folder}}}
+                  Folder: {attributes: {name: string}, relationships: {items: {destination: Book, toMany: true, \
+                inverse: folder}}}
                 """,
             ])
         defer { s.remove() }
@@ -29,10 +32,12 @@ import Testing
             try o.insert("Book", values: ["title": .string("a")], relationships: ["playlist": [1]])
             try o.insert("Book", values: ["title": .string("b")], relationships: ["playlist": [1]])
         }
-        try s.writeMapping("1-to-2.yaml", "entities:\n  Folder:\n    source: Playlist\n    properties:\n      items: $source.books\n")
+        try s.writeMapping(
+            "1-to-2.yaml", "entities:\n  Folder:\n    source: Playlist\n    properties:\n      items: $source.books\n")
         let plan = try s.migrate()
         #expect(plan.warnings.filter(\.isDestructive).map(\.message) == [])
-        #expect(try s.rows("SELECT Z_PK, ZFOLDER FROM ZBOOK ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, 1], [2, 1]])
+        #expect(
+            try s.rows("SELECT Z_PK, ZFOLDER FROM ZBOOK ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, 1], [2, 1]])
     }
 
     /// Both sides of a one-to-one removed: one warning, with the pairs counted once.
@@ -55,7 +60,8 @@ import Testing
             try o.insert("A", values: ["n": .string("a2")], relationships: ["b": [2]])
         }
         let plan = try s.plan()
-        #expect(plan.warnings.filter(\.isDestructive).map(\.message) == ["A.b is dropped: 2 non-nil values will be lost"])
+        #expect(
+            plan.warnings.filter(\.isDestructive).map(\.message) == ["A.b is dropped: 2 non-nil values will be lost"])
     }
 
     /// A to-many without an inverse keeps its pairs on its destination's rows: when
@@ -65,7 +71,10 @@ import Testing
         let s = try MigrationScenario(
             "W",
             versions: [
-                "entities: {E: {attributes: {x: string?}, relationships: {o: {destination: G, inverse: oo}, ni: {destination: G, toMany: true}}}, \(g)}",
+                """
+                entities: {E: {attributes: {x: string?}, relationships: {o: {destination: G, inverse: oo}, ni: \
+                {destination: G, toMany: true}}}, \(g)}
+                """,
                 "entities: {E: {attributes: {x: string?}, relationships: {o: {destination: G, inverse: oo}}}, \(g)}",
             ])
         defer { s.remove() }
@@ -75,7 +84,8 @@ import Testing
             try o.insert("E", values: ["x": .string("e")], relationships: ["ni": [1, 2]])
         }
         let plan = try s.plan()
-        #expect(plan.warnings.filter(\.isDestructive).map(\.message) == ["E.ni is dropped: 2 non-nil values will be lost"])
+        #expect(
+            plan.warnings.filter(\.isDestructive).map(\.message) == ["E.ni is dropped: 2 non-nil values will be lost"])
     }
 
     /// `filter: FALSEPREDICATE` on an entity that goes on: its objects are counted
@@ -93,7 +103,10 @@ import Testing
         let plan = try s.plan()
         #expect(
             plan.warnings.filter(\.isDestructive).map(\.message) == [
-                "F: 2 F objects the filter `FALSEPREDICATE` leaves out are not migrated (deleted, and references to them removed)"
+                """
+                F: 2 F objects the filter `FALSEPREDICATE` leaves out are not migrated (deleted, and references to \
+                them removed)
+                """
             ])
     }
 

@@ -21,7 +21,8 @@ struct DogNicker: EntityMigrationPolicy {
         var dog = try manager.createDestinationInstance(for: source)
         let friend = try source.object("friend")
         let nick = [
-            source.string("name") ?? "nil", friend.map { "\($0.entity):\($0.string("name") ?? "nil"):\($0.integer("a17") ?? -1)" } ?? "none",
+            source.string("name") ?? "nil",
+            friend.map { "\($0.entity):\($0.string("name") ?? "nil"):\($0.integer("a17") ?? -1)" } ?? "none",
             previous?.string("name") ?? "first",
         ].joined(separator: "|")
         dog["nick"] = .string(nick)
@@ -33,8 +34,13 @@ struct DogNicker: EntityMigrationPolicy {
 
     mutating func endInstanceCreation(_ manager: MigrationManager) throws {
         PolicyLog.record(
-            kept.map { "\($0.entity) \($0.primaryKey) \($0.string("name") ?? "nil") \($0.integer("a1") ?? -1) \($0.integer("a17") ?? -1)" }
-                .joined(separator: "; "))
+            kept.map {
+                """
+                \($0.entity) \($0.primaryKey) \($0.string("name") ?? "nil") \($0.integer("a1") ?? -1) \
+                \($0.integer("a17") ?? -1)
+                """
+            }
+            .joined(separator: "; "))
     }
 }
 
@@ -104,7 +110,10 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
         }
         let plan = try s.plan()
         let required = plan.hops[0].checks.filter { $0.summary.hasPrefix("required") }
-        #expect(required.map(\.summary) == ["required Circle.radius has a value in every row", "required Shape.label has a value in every row"])
+        #expect(
+            required.map(\.summary) == [
+                "required Circle.radius has a value in every row", "required Shape.label has a value in every row",
+            ])
         #expect(Set(required.map(\.probeSQL)).count == 1 && required[0].probeSQL != nil)
 
         // Break only label's fill: radius's own count is 0, label's 3 (every row but none had one... only 2 lack it).
@@ -113,15 +122,23 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
         let fill = #"coalesce(s."ZLABEL", '?')"#
         #expect(insert.contains(fill), "\(insert)")
         var broken = plan
-        broken.hops[0].steps[step].sql = broken.hops[0].steps[step].sql.map { $0.replacingOccurrences(of: fill, with: #"s."ZLABEL""#) }
-        try expectFailure(s, broken, .checkFailed, "check failed: required Shape.label has a value in every row: 2 rows violate it; nothing was changed")
+        broken.hops[0].steps[step].sql = broken.hops[0].steps[step].sql.map {
+            $0.replacingOccurrences(of: fill, with: #"s."ZLABEL""#)
+        }
+        try expectFailure(
+            s, broken, .checkFailed,
+            "check failed: required Shape.label has a value in every row: 2 rows violate it; nothing was changed")
 
         // Break only radius's fill: the Square row's radius column is nil and allowed.
         let radiusFill = #"coalesce(s."ZRADIUS", 1)"#
         #expect(insert.contains(radiusFill), "\(insert)")
         var radius = plan
-        radius.hops[0].steps[step].sql = radius.hops[0].steps[step].sql.map { $0.replacingOccurrences(of: radiusFill, with: #"s."ZRADIUS""#) }
-        try expectFailure(s, radius, .checkFailed, "check failed: required Circle.radius has a value in every row: 1 row violates it; nothing was changed")
+        radius.hops[0].steps[step].sql = radius.hops[0].steps[step].sql.map {
+            $0.replacingOccurrences(of: radiusFill, with: #"s."ZRADIUS""#)
+        }
+        try expectFailure(
+            s, radius, .checkFailed,
+            "check failed: required Circle.radius has a value in every row: 1 row violates it; nothing was changed")
 
         try Migrator().apply(try s.plan(verify: true))
         #expect(
@@ -160,8 +177,13 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
         try connection.close()
         let plan = try s.plan(verify: true)
         let layout = plan.hops.last!.destinationLayout
-        let boxChecks = CheckBuilder.relationshipChecks(plan.target, layout: layout).filter { $0.sql.contains(#""ZBOX""#) }
-        #expect(boxChecks.map(\.summary) == ["required Box.height has a value in every row", "required Box.name has a value in every row"])
+        let boxChecks = CheckBuilder.relationshipChecks(plan.target, layout: layout).filter {
+            $0.sql.contains(#""ZBOX""#)
+        }
+        #expect(
+            boxChecks.map(\.summary) == [
+                "required Box.height has a value in every row", "required Box.name has a value in every row",
+            ])
         #expect(boxChecks.allSatisfy { $0.probeSQL != nil })
         try expectFailure(
             s, plan, .verifyFailed,
@@ -189,7 +211,8 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
               friend: { destination: Animal, optional: true }
 
         """
-    static let animals2 = animals1.replacingOccurrences(of: "      bark: string?\n", with: "      bark: string?\n      nick: string?\n")
+    static let animals2 = animals1.replacingOccurrences(
+        of: "      bark: string?\n", with: "      bark: string?\n      nick: string?\n")
 
     /// A policy on a subentity of a shared table: its rows, interleaved with other
     /// entities' rows in the table, read with a second statement for the friend (a
@@ -198,18 +221,35 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
     @Test func aPolicyOnASubentityReadsEachRowsOwnValues() throws {
         let s = try MigrationScenario("Animals", versions: [Self.animals1, Self.animals2])
         defer { s.remove() }
-        try s.writeMapping("1-to-2.yaml", "entities:\n  Dog:\n    policy: DogNicker\n    properties:\n      nick: policy\n")
+        try s.writeMapping(
+            "1-to-2.yaml", "entities:\n  Dog:\n    policy: DogNicker\n    properties:\n      nick: policy\n")
         try s.withObjects { o in
-            try o.insert("Cat", values: ["name": .string("Tom"), "a1": .integer(1), "a17": .integer(17), "meow": .string("m")])  // 1
-            try o.insert("Dog", values: ["name": .string("Rex"), "a1": .integer(2), "a17": .integer(27)], relationships: ["friend": [1]])  // 2
+            try o.insert(
+                "Cat",
+                values: [
+                    """
+                    name
+                    """: .string("Tom"), "a1": .integer(1), "a17": .integer(17), "meow": .string("m"),
+                ])  // 1
+            try o.insert(
+                "Dog", values: ["name": .string("Rex"), "a1": .integer(2), "a17": .integer(27)],
+                relationships: ["friend": [1]])  // 2
             try o.insert("Animal", values: ["name": .string("Gen"), "a1": .integer(3), "a17": .integer(37)])  // 3
-            try o.insert("Dog", values: ["name": .string("Fido"), "a1": .integer(4)], relationships: ["friend": [2]])  // 4
+            try o.insert(
+                "Dog", values: ["name": .string("Fido"), "a1": .integer(4)],
+                relationships: [
+                    """
+                    friend
+                    """: [2]
+                ])  // 4
             try o.insert("Dog", values: ["a1": .integer(5), "a17": .integer(57)], relationships: ["friend": [3]])  // 5
             try o.insert("Dog", values: ["name": .string("Solo"), "a1": .integer(6), "a17": .integer(67)])  // 6
         }
         let log = try PolicyLog.capture {
             let store = try Store.open(path: s.storePath)
-            var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(edgeCasePolicies.names))
+            var planner = MigrationPlanner(
+                models: [try s.model()], migrationsFolder: s.migrationsFolder,
+                knownPolicies: Set(edgeCasePolicies.names))
             planner.policyInputs = edgeCasePolicies.declaredInputs
             planner.options.verify = true
             let plan = try planner.plan(store: store)
@@ -218,17 +258,33 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
         }
         #expect(
             log == [
-                "Dog 2 Rex 2 27; Cat 1 Tom 1 17; Dog 4 Fido 4 -1; Dog 2 Rex 2 27; Dog 5 nil 5 57; Animal 3 Gen 3 37; Dog 6 Solo 6 67"
+                """
+                Dog 2 Rex 2 27; Cat 1 Tom 1 17; Dog 4 Fido 4 -1; Dog 2 Rex 2 27; Dog 5 nil 5 57; Animal 3 Gen 3 37; \
+                Dog 6 Solo 6 67
+                """
             ])
-        let rows = try s.rows(#"SELECT Z_PK, Z_ENT, "ZNAME", "ZA1", "ZA17", "ZNICK", "ZMEOW", "ZFRIEND" FROM "ZANIMAL" ORDER BY Z_PK"#)
+        let rows = try s.rows(
+            #"SELECT Z_PK, Z_ENT, "ZNAME", "ZA1", "ZA17", "ZNICK", "ZMEOW", "ZFRIEND" FROM "ZANIMAL" ORDER BY Z_PK"#)
         #expect(
             rows == [
                 [.integer(1), .integer(2), .text("Tom"), .integer(1), .integer(17), .null, .text("m"), .null],
-                [.integer(2), .integer(3), .text("Rex"), .integer(2), .integer(27), .text("Rex|Cat:Tom:17|first"), .null, .integer(1)],
+                [
+                    .integer(2), .integer(3), .text("Rex"), .integer(2), .integer(27), .text("Rex|Cat:Tom:17|first"),
+                    .null, .integer(1),
+                ],
                 [.integer(3), .integer(1), .text("Gen"), .integer(3), .integer(37), .null, .null, .null],
-                [.integer(4), .integer(3), .text("Fido"), .integer(4), .null, .text("Fido|Dog:Rex:27|Rex"), .null, .integer(2)],
-                [.integer(5), .integer(3), .null, .integer(5), .integer(57), .text("nil|Animal:Gen:37|Fido"), .null, .integer(3)],
-                [.integer(6), .integer(3), .text("Solo"), .integer(6), .integer(67), .text("Solo|none|first"), .null, .null],
+                [
+                    .integer(4), .integer(3), .text("Fido"), .integer(4), .null, .text("Fido|Dog:Rex:27|Rex"), .null,
+                    .integer(2),
+                ],
+                [
+                    .integer(5), .integer(3), .null, .integer(5), .integer(57), .text("nil|Animal:Gen:37|Fido"), .null,
+                    .integer(3),
+                ],
+                [
+                    .integer(6), .integer(3), .text("Solo"), .integer(6), .integer(67), .text("Solo|none|first"), .null,
+                    .null,
+                ],
             ], "\(rows)")
     }
 
@@ -239,10 +295,18 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
             "  \(name):\n    attributes:\n" + (0..<count).map { "      w\($0): integer32?\n" }.joined()
         }
         let v1 = "entities:\n" + entity("Wide", 17) + entity("Narrow", 16)
-        let v2 = "entities:\n" + entity("Wide", 18) + entity("Narrow", 16).replacingOccurrences(of: "      w15: integer32?\n", with: "      w15: integer64?\n")
+        let v2 =
+            "entities:\n" + entity("Wide", 18)
+            + entity("Narrow", 16).replacingOccurrences(of: "      w15: integer32?\n", with: "      w15: integer64?\n")
         let s = try MigrationScenario("Wides", versions: [v1, v2])
         defer { s.remove() }
-        try s.writeMapping("1-to-2.yaml", "entities:\n  Wide:\n    policy: WideFiller\n    properties:\n      w17: policy\n  Narrow:\n    policy: WideFiller\n")
+        try s.writeMapping(
+            "1-to-2.yaml",
+            """
+            entities:\n  Wide:\n    policy: WideFiller\n    properties:\n      w17: policy\n  Narrow:\n    policy: \
+            WideFiller\n
+            """
+        )
         try s.withObjects { o in
             var wide: [String: AttributeValue] = [:]
             var narrow: [String: AttributeValue] = [:]
@@ -252,7 +316,8 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
             try o.insert("Narrow", values: narrow)
         }
         let store = try Store.open(path: s.storePath)
-        var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(edgeCasePolicies.names))
+        var planner = MigrationPlanner(
+            models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(edgeCasePolicies.names))
         planner.policyInputs = edgeCasePolicies.declaredInputs
         let plan = try planner.plan(store: store)
         try store.close()
@@ -279,14 +344,21 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
             try o.insert("Animal", values: ["name": .string("b")])
         }
         let store = try Store.open(path: s.storePath)
-        let plan = try MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(edgeCasePolicies.names))
-            .plan(store: store)
+        let plan = try MigrationPlanner(
+            models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(edgeCasePolicies.names)
+        )
+        .plan(store: store)
         try store.close()
         let before = FileSnapshot(s.storePath)
         #expect {
             try Migrator(policyRunner: PolicyEngine(catalog: edgeCasePolicies)).apply(plan)
         } throws: { error in
-            "\(error)".hasPrefix("policy ReadsUnknownOnSecondRow failed on Animal (source primary key 2) in createDestinationInstances: read Animal.nope")
+            "\(error)".hasPrefix(
+                """
+                policy ReadsUnknownOnSecondRow failed on Animal (source primary key 2) in createDestinationInstances: \
+                read Animal.nope
+                """
+            )
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
     }
@@ -307,7 +379,8 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
     @Test func swappedSuffixesInALargeCoreDataTableAreNotMigratedAway() throws {
         let directory = try TemporaryDirectory(prefix: "EdgeCaseRegressionTests")
         defer { directory.remove() }
-        let model = try TestModels.compile("Chat", versions: [StoreBindingBreakTests.chat1, StoreBindingBreakTests.chat2])
+        let model = try TestModels.compile(
+            "Chat", versions: [StoreBindingBreakTests.chat1, StoreBindingBreakTests.chat2])
         let path = directory.file("Chat.sqlite")
         try CoreDataLayoutTests.createStore(at: path, version: model.versions[0], schema: Self.mixed)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -317,7 +390,9 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
         do {
             let reader = try Store.open(path: path, access: .readOnly)
             defer { try? reader.close() }
-            #expect(throws: PlanningError.self) { _ = try MigrationPlanner(models: [model], migrationsFolder: directory.file("none")).plan(store: reader) }
+            #expect(throws: PlanningError.self) {
+                _ = try MigrationPlanner(models: [model], migrationsFolder: directory.file("none")).plan(store: reader)
+            }
         }
         // ZMESSAGE (4 rows) over a limit of 2.
         var planner = MigrationPlanner(models: [model], migrationsFolder: directory.file("none"))
@@ -339,7 +414,8 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
     @Test func storeOpenerDoesNotMigrateAwaySwappedSuffixesOfASparseTable() throws {
         let directory = try TemporaryDirectory(prefix: "EdgeCaseRegressionTests")
         defer { directory.remove() }
-        let model = try TestModels.compile("Chat", versions: [StoreBindingBreakTests.chat1, StoreBindingBreakTests.chat2])
+        let model = try TestModels.compile(
+            "Chat", versions: [StoreBindingBreakTests.chat1, StoreBindingBreakTests.chat2])
         let path = directory.file("Chat.sqlite")
         let schema = Self.mixed
             .replacingOccurrences(of: "(1, 'Message', 0, 4)", with: "(1, 'Message', 0, 2000000)")
@@ -381,7 +457,8 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
         let model = try TestModels.compile("Msg", versions: [v1, v2])
         let path = directory.file("Msg.sqlite")
         let schema = """
-            CREATE TABLE ZMESSAGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZSTAMP INTEGER, ZCODE INTEGER, ZBODY VARCHAR );
+            CREATE TABLE ZMESSAGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZSTAMP INTEGER, ZCODE \
+            INTEGER, ZBODY VARCHAR );
             CREATE INDEX ZMESSAGE_Z_ENT_INDEX ON ZMESSAGE (Z_ENT);
             CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
             CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
@@ -394,7 +471,9 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
             if let limit { planner.options.countLimit = limit }
             let reader = try Store.open(path: path, access: .readOnly)
             defer { try? reader.close() }
-            return try planner.plan(store: reader).warnings.map(\.description).filter { $0.contains("left there by an earlier version") }
+            return try planner.plan(store: reader).warnings.map(\.description).filter {
+                $0.contains("left there by an earlier version")
+            }
         }
         let full = try warnings(nil)
         #expect(full.count == 1, "\(full)")

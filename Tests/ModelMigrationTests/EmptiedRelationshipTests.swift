@@ -60,7 +60,10 @@ import Testing
         let plan = try s.plan()
         #expect(plan.warnings.filter(\.isDestructive).count == 2, "\(plan.warnings)")
         try Migrator().apply(plan)
-        #expect(try s.fetch("Post").map { [$0.relationships["tags"] ?? [], $0.relationships["author"] ?? []] } == [[[], []]])
+        #expect(
+            try s.fetch("Post").map { [$0.relationships["tags"] ?? [], $0.relationships["author"] ?? []] } == [
+                [[], []]
+            ])
         #expect(try s.fetch("Tag").map { $0.relationships["posts"] ?? [] } == [[], []])
         #expect(try s.fetch("Author").map { $0.relationships["posts"] ?? [] } == [[]])
         #expect(try s.fetch("Post").map { $0.values["name"] } == [.string("p")])
@@ -74,7 +77,11 @@ import Testing
             try s.plan()
         } throws: { error in
             "\(error)".contains(
-                "relationship 'Post.author': left empty, but its inverse Author.posts is mapped, and Core Data sets an inverse whenever either side is set")
+                """
+                relationship 'Post.author': left empty, but its inverse Author.posts is mapped, and Core Data sets an \
+                inverse whenever either side is set
+                """
+            )
         }
     }
 
@@ -92,7 +99,13 @@ import Testing
             """
         let s = try MigrationScenario("Req", versions: [v1, v1 + "  N:\n    attributes: { x: string? }\n"])
         defer { s.remove() }
-        try s.writeMapping("1-to-2.yaml", "entities:\n  P:\n    properties:\n      q: { default: null }\n  Q:\n    properties:\n      p: { default: null }\n")
+        try s.writeMapping(
+            "1-to-2.yaml",
+            """
+            entities:\n  P:\n    properties:\n      q: { default: null }\n  Q:\n    properties:\n      p: { default: \
+            null }\n
+            """
+        )
         #expect {
             try s.plan()
         } throws: { error in

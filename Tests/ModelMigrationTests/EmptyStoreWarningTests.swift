@@ -22,7 +22,8 @@ import Testing
 
         """
     static let v2 = v1.replacingOccurrences(
-        of: "pets: { destination: Pet, toMany: true, inverse: owner }", with: "pets: { destination: Pet, optional: true, inverse: owner }")
+        of: "pets: { destination: Pet, toMany: true, inverse: owner }",
+        with: "pets: { destination: Pet, optional: true, inverse: owner }")
 
     static let warning = "become a one-to-one: each object keeps at most one partner"
 
@@ -31,7 +32,10 @@ import Testing
         defer { s.remove() }
         let plan = try s.plan()
         #expect(!plan.warnings.contains { $0.isDestructive }, "\(plan.warnings)")
-        let gate = try CommandRunner.migrate(["apply", s.storePath, "--models", s.modelsFolder, "--migrations", s.migrationsFolder, "--fail-on-destructive"])
+        let gate = try CommandRunner.migrate([
+            "apply", s.storePath, "--models", s.modelsFolder, "--migrations", s.migrationsFolder,
+            "--fail-on-destructive",
+        ])
         #expect(gate.status == 0, "\(gate)")
         #expect(try s.storeVersion() == 2)
     }
@@ -46,7 +50,10 @@ import Testing
         }
         let plan = try s.plan()
         #expect(plan.warnings.contains { $0.isDestructive && $0.message.contains(Self.warning) }, "\(plan.warnings)")
-        let gate = try CommandRunner.migrate(["apply", s.storePath, "--models", s.modelsFolder, "--migrations", s.migrationsFolder, "--fail-on-destructive"])
+        let gate = try CommandRunner.migrate([
+            "apply", s.storePath, "--models", s.modelsFolder, "--migrations", s.migrationsFolder,
+            "--fail-on-destructive",
+        ])
         #expect(gate.status == 6, "\(gate)")
         #expect(try s.storeVersion() == 1)
     }

@@ -49,13 +49,27 @@ import Testing
         }
         try s.directory.write("Migrations/People/1-to-2.yaml", file)
         try s.withObjects { access in
-            try access.insert("Person", values: ["fullName": .string("Ada Lovelace"), "code": .string(" a-12 "), "visits": .integer(3), "ratio": .double(2.5)])
-            try access.insert("Person", values: ["fullName": .string("Madonna"), "code": .string("B7"), "visits": .integer(10)])
+            try access.insert(
+                "Person",
+                values: [
+                    "fullName": .string("Ada Lovelace"), "code": .string(" a-12 "), "visits": .integer(3),
+                    "ratio": .double(2.5),
+                ])
+            try access.insert(
+                "Person", values: ["fullName": .string("Madonna"), "code": .string("B7"), "visits": .integer(10)])
             try access.insert("Person", values: ["visits": .integer(0)])
-            try access.insert("Person", values: ["fullName": .string("😀 Smile Now"), "code": .string(""), "visits": .integer(5), "ratio": .double(-1.5)])
-            try access.insert("Order", values: ["price": .double(10), "quantity": .integer(2)], relationships: ["person": [1]])
-            try access.insert("Order", values: ["price": .double(4.5), "quantity": .integer(1)], relationships: ["person": [1]])
-            try access.insert("Order", values: ["price": .double(1), "quantity": .integer(7)], relationships: ["person": [3]])
+            try access.insert(
+                "Person",
+                values: [
+                    "fullName": .string("😀 Smile Now"), "code": .string(""), "visits": .integer(5),
+                    "ratio": .double(-1.5),
+                ])
+            try access.insert(
+                "Order", values: ["price": .double(10), "quantity": .integer(2)], relationships: ["person": [1]])
+            try access.insert(
+                "Order", values: ["price": .double(4.5), "quantity": .integer(1)], relationships: ["person": [1]])
+            try access.insert(
+                "Order", values: ["price": .double(1), "quantity": .integer(7)], relationships: ["person": [3]])
         }
         return s
     }
@@ -279,17 +293,22 @@ import Testing
             entities:
               Person:
                 properties:
-                  purchases: { value: "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'OrderToOrder', $source.orders)" }
+                  purchases: { value: "FUNCTION($manager, \
+            'destinationInstancesForEntityMappingNamed:sourceInstances:', 'OrderToOrder', $source.orders)" }
               Order:
                 properties:
-                  buyer: { value: "FUNCTION($manager, 'destinationInstancesForSourceRelationshipNamed:sourceInstances:', 'person', $source.person)" }
+                  buyer: { value: "FUNCTION($manager, \
+            'destinationInstancesForSourceRelationshipNamed:sourceInstances:', 'person', $source.person)" }
             """)
         try s.withObjects { access in
             try access.insert("Person", values: ["fullName": .string("Ada")])
             try access.insert("Person", values: ["fullName": .string("Bob")])
-            try access.insert("Order", values: ["price": .double(1), "quantity": .integer(1)], relationships: ["person": [2]])
-            try access.insert("Order", values: ["price": .double(2), "quantity": .integer(1)], relationships: ["person": [1]])
-            try access.insert("Order", values: ["price": .double(3), "quantity": .integer(1)], relationships: ["person": [2]])
+            try access.insert(
+                "Order", values: ["price": .double(1), "quantity": .integer(1)], relationships: ["person": [2]])
+            try access.insert(
+                "Order", values: ["price": .double(2), "quantity": .integer(1)], relationships: ["person": [1]])
+            try access.insert(
+                "Order", values: ["price": .double(3), "quantity": .integer(1)], relationships: ["person": [2]])
         }
         try Migrator().apply(try s.plan(verify: true))
         #expect(try s.fetch("Person").map { $0.relationships["purchases"] ?? [] } == [[2], [1, 3]])
@@ -331,7 +350,8 @@ import Testing
             try access.insert("Country", values: ["name": .string("Japan")], relationships: ["continent": [2]])
             try access.insert("Country", values: ["name": .string("Nowhere")])
             for country: Int64? in [1, 2, 1, 3, nil] {
-                try access.insert("Mood", values: ["color": .string("c")], relationships: country.map { ["country": [$0]] } ?? [:])
+                try access.insert(
+                    "Mood", values: ["color": .string("c")], relationships: country.map { ["country": [$0]] } ?? [:])
             }
         }
         return s
@@ -355,7 +375,9 @@ import Testing
         let plan = try s.plan(verify: true)
         let rebuild = try #require(plan.allSteps.first { $0.kind == .rebuildTable && $0.table == "ZMOOD" })
         #expect(
-            rebuild.sql.contains { $0.contains("(SELECT t1.\"ZCONTINENT\" FROM \"ZCOUNTRY\" t1 WHERE t1.Z_PK = s.\"ZCOUNTRY\")") },
+            rebuild.sql.contains {
+                $0.contains("(SELECT t1.\"ZCONTINENT\" FROM \"ZCOUNTRY\" t1 WHERE t1.Z_PK = s.\"ZCOUNTRY\")")
+            },
             "\(rebuild.sql)")
         try Migrator().apply(plan)
         #expect(try s.fetch("Mood").map { $0.relationships["continent"] ?? [] } == [[1], [2], [1], [], []])
@@ -373,7 +395,8 @@ import Testing
                 """,
                 """
                 moods is stored by its inverse Mood.continent: give that the reverse key path (FUNCTION($manager, \
-                'destinationInstancesForEntityMappingNamed:sourceInstances:', …, $source.country.continent)), or fill both in a policy
+                'destinationInstancesForEntityMappingNamed:sourceInstances:', …, $source.country.continent)), or fill \
+                both in a policy
                 """
             ),
             (
@@ -381,9 +404,13 @@ import Testing
                 entities:
                   Mood:
                     properties:
-                      continent: { value: "\(Self.manager), 'ContinentToContinent', $source.country.moods.country.continent)" }
+                      continent: { value: "\(Self.manager), 'ContinentToContinent', \
+                $source.country.moods.country.continent)" }
                 """,
-                "$source.country.moods.country.continent reaches many objects through a to-many relationship; continent is a to-one"
+                """
+                $source.country.moods.country.continent reaches many objects through a to-many relationship; continent \
+                is a to-one
+                """
             ),
         ] {
             let s = try Self.placesScenario(mapping)
@@ -418,7 +445,12 @@ import Testing
         )
         .replacingOccurrences(
             of: "      tags: { destination: Tag, toMany: true, inverse: book }\n",
-            with: "      tags: { destination: Tag, toMany: true, inverse: book }\n      similar: { destination: Book, toMany: true }\n")
+            with:
+                """
+                      tags: { destination: Tag, toMany: true, inverse: book }\n      similar: { destination: Book, \
+                toMany: true }\n
+                """
+        )
         + "\n      authors: { destination: Author, toMany: true, inverse: topics }"
 
     static func shelvesScenario(_ mapping: String) throws -> MigrationScenario {
@@ -428,10 +460,12 @@ import Testing
             try access.insert("Author", values: ["name": .string("Ann")])
             try access.insert("Author", values: ["name": .string("Bob")])
             for author: Int64? in [1, 1, 2, nil] {
-                try access.insert("Book", values: ["title": .string("b")], relationships: author.map { ["author": [$0]] } ?? [:])
+                try access.insert(
+                    "Book", values: ["title": .string("b")], relationships: author.map { ["author": [$0]] } ?? [:])
             }
             for book: Int64? in [1, 2, 3, 1, 2, nil] {
-                try access.insert("Tag", values: ["label": .string("t")], relationships: book.map { ["book": [$0]] } ?? [:])
+                try access.insert(
+                    "Tag", values: ["label": .string("t")], relationships: book.map { ["book": [$0]] } ?? [:])
             }
         }
         return s
@@ -457,9 +491,10 @@ import Testing
         #expect(fill.summary == "fill join table Z_1TOPICS through the mapping file's key path")
         #expect(
             fill.sql.last == """
-                INSERT OR IGNORE INTO "Z_1TOPICS" ("Z_1AUTHORS", "Z_3TOPICS") SELECT p.k1, p.k2 FROM (SELECT DISTINCT p0.k1 AS k1, p1.k2 AS k2 \
-                FROM (SELECT "ZAUTHOR" AS k1, Z_PK AS k2 FROM "ZBOOK" WHERE "ZAUTHOR" IS NOT NULL) AS p0 \
-                JOIN (SELECT "ZBOOK" AS k1, Z_PK AS k2 FROM "ZTAG" WHERE "ZBOOK" IS NOT NULL) AS p1 ON p1.k1 = p0.k2) AS p
+                INSERT OR IGNORE INTO "Z_1TOPICS" ("Z_1AUTHORS", "Z_3TOPICS") SELECT p.k1, p.k2 FROM (SELECT DISTINCT \
+                p0.k1 AS k1, p1.k2 AS k2 FROM (SELECT "ZAUTHOR" AS k1, Z_PK AS k2 FROM "ZBOOK" WHERE "ZAUTHOR" IS NOT \
+                NULL) AS p0 JOIN (SELECT "ZBOOK" AS k1, Z_PK AS k2 FROM "ZTAG" WHERE "ZBOOK" IS NOT NULL) AS p1 ON \
+                p1.k1 = p0.k2) AS p
                 """, "\(fill.sql)")
         try Migrator().apply(plan)
         #expect(try s.fetch("Author").map { $0.relationships["topics"] ?? [] } == [[1, 2, 4, 5], [3]])
@@ -482,7 +517,10 @@ import Testing
                     properties:
                       authors: { value: "\(Self.manager), 'AuthorToAuthor', $source.book.author.books.author)" }
                 """,
-                "topics and its inverse Tag.authors are one set of pairs: give the inverse no value, or the reverse key path ($source.book.author)"
+                """
+                topics and its inverse Tag.authors are one set of pairs: give the inverse no value, or the reverse key \
+                path ($source.book.author)
+                """
             ),
             (
                 """
@@ -491,7 +529,8 @@ import Testing
                     properties:
                       topics: { value: "\(Self.manager), 'TagToTag', $source)" }
                 """,
-                "$source: the objects 'TagToTag' makes from this Author object; which destination objects those are is known only to "
+                "$source: the objects 'TagToTag' makes from this Author object; which destination objects those are is "
+                    + "known only to "
                     + "the code that makes them, not from the store: fill topics in a policy"
             ),
         ] {

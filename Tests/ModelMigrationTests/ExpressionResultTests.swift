@@ -23,8 +23,9 @@ import Testing
         } throws: { error in
             "\(error)".contains(
                 """
-                Book.score: 1.3835058055282164e+20 of source row Z_PK 1 is outside integer64 (-9223372036854775808...9223372036854775807) \
-                (integer arithmetic past Int64 computes in REAL; change the value expression, or correct the row first)
+                Book.score: 1.3835058055282164e+20 of source row Z_PK 1 is outside integer64 \
+                (-9223372036854775808...9223372036854775807) (integer arithmetic past Int64 computes in REAL; change \
+                the value expression, or correct the row first)
                 """) && "\(error)".hasSuffix("nothing was changed")
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before)
@@ -35,10 +36,14 @@ import Testing
     @Test func integerOverflowWithOnFailureNilIsNil() throws {
         let s = try MappingExpressionTests.scenario(
             mapping: MappingExpressionTests.mapping
-                .replacingOccurrences(of: "CAST($source.pages, 'NSNumber')", with: "CAST($source.pages, 'NSNumber') * 9223372036854775807"))
+                .replacingOccurrences(
+                    of: "CAST($source.pages, 'NSNumber')", with: "CAST($source.pages, 'NSNumber') * 9223372036854775807"
+                ))
         defer { s.remove() }
         try Migrator().apply(try s.plan())
-        #expect(try s.rows("SELECT Z_PK, ZPAGES FROM ZBOOK ORDER BY Z_PK").map { $0.map { "\($0)" }.joined(separator: " ") } == ["1 NULL", "3 NULL"])
+        #expect(
+            try s.rows("SELECT Z_PK, ZPAGES FROM ZBOOK ORDER BY Z_PK").map { $0.map { "\($0)" }.joined(separator: " ") }
+                == ["1 NULL", "3 NULL"])
     }
 
     /// A REAL within Int64 is truncated toward zero, as NSNumber's integerValue.
@@ -49,16 +54,21 @@ import Testing
         defer { s.remove() }
         try Migrator().apply(try s.plan())
         #expect(
-            try s.rows("SELECT Z_PK, ZSCORE, typeof(ZSCORE) FROM ZBOOK ORDER BY Z_PK").map { $0.map { "\($0)" }.joined(separator: " ") }
+            try s.rows("SELECT Z_PK, ZSCORE, typeof(ZSCORE) FROM ZBOOK ORDER BY Z_PK").map {
+                $0.map { "\($0)" }.joined(separator: " ")
+            }
                 == ["1 37 'integer'", "3 100 'integer'"])
     }
 
     /// The cancellable replacement gives what `stringByReplacingMatches` gives:
     /// several matches, groups, text outside the BMP before and between them.
-    @Test(arguments: [("a-12 b-3 😀c-456", "([a-z])-?([0-9]+)", "$2$1"), ("xx", "x*", "<$0>"), ("none", "[0-9]", "#"), ("", "a*", "z")])
+    @Test(arguments: [
+        ("a-12 b-3 😀c-456", "([a-z])-?([0-9]+)", "$2$1"), ("xx", "x*", "<$0>"), ("none", "[0-9]", "#"), ("", "a*", "z"),
+    ])
     func regexReplacementMatchesFoundation(_ text: String, _ pattern: String, _ template: String) throws {
         let expression = try NSRegularExpression(pattern: pattern)
-        let expected = expression.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: template)
+        let expected = expression.stringByReplacingMatches(
+            in: text, range: NSRange(text.startIndex..., in: text), withTemplate: template)
         #expect(RegexReplacement.replace(text, expression, template, isCancelled: { false }) == expected)
         #expect(
             RegexReplacement.replace(

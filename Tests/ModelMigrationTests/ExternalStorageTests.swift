@@ -21,13 +21,16 @@ import Testing
     @Test func valuesAreWrittenInlineAndReadFromEitherForm() throws {
         let s = try MigrationScenario("Photos", versions: [Self.v1], storeName: "Photos.sqlite")
         defer { s.remove() }
-        try s.withObjects { try $0.insert("Photo", values: ["title": .string("inline"), "image": .binary([7, 8, 9])]) }
+        try s.withObjects {
+            try $0.insert("Photo", values: ["title": .string("inline"), "image": .binary([7, 8, 9])])
+        }
         #expect(try s.rows("SELECT ZIMAGE FROM ZPHOTO") == [[.blob([1, 7, 8, 9])]])
 
         // A value Core Data moved to a file.
         _ = try s.directory.write(".Photos_SUPPORT/_EXTERNAL_DATA/0A1B-EXT", bytes: [4, 5, 6])
         let store = try Store.open(path: s.storePath, access: .readWrite)
-        try store.connection.execute("INSERT INTO ZPHOTO (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZIMAGE) VALUES (2, 1, 1, 'file', X'02304131422D45585400')")
+        try store.connection.execute(
+            "INSERT INTO ZPHOTO (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZIMAGE) VALUES (2, 1, 1, 'file', X'02304131422D45585400')")
         try store.close()
         #expect(try s.fetch("Photo").map { $0.values["image"] } == [.binary([7, 8, 9]), .binary([4, 5, 6])])
 
@@ -43,7 +46,8 @@ import Testing
         let s = try MigrationScenario(
             "Toggle",
             versions: [
-                v0, Self.v1, v0.replacingOccurrences(of: "optional: true }", with: "optional: true, hashModifier: again }"),
+                v0, Self.v1,
+                v0.replacingOccurrences(of: "optional: true }", with: "optional: true, hashModifier: again }"),
             ])
         defer { s.remove() }
         try s.withObjects { try $0.insert("Photo", values: ["image": .binary([7, 8])]) }
@@ -54,7 +58,10 @@ import Testing
         let back = try s.plan(to: 3)
         #expect(
             back.warnings.map(\.description) == [
-                "destructive: Photo.image no longer allows external storage: values Core Data kept in files beside the store stay references to those files"
+                """
+                destructive: Photo.image no longer allows external storage: values Core Data kept in files beside the \
+                store stay references to those files
+                """
             ])
         try s.migrate(to: 3)
         #expect(try s.rows("SELECT ZIMAGE FROM ZPHOTO") == [[.blob([7, 8])]])

@@ -61,8 +61,11 @@ private let shelfModel = """
             for base in [item, nil] as [CompiledEntity?] {
                 var fast = FastLineReader(version: version, entity: base)
                 let bytes = Array(line.utf8)
-                let (fastName, fastRecord) = bytes.withUnsafeBufferPointer { buffer in (fast.read(buffer), fast.record) }
-                let general = bytes.withUnsafeBufferPointer { ObjectJSONLines.generalRecord($0, entity: base, version: version) }
+                let (fastName, fastRecord) = bytes.withUnsafeBufferPointer { buffer in (fast.read(buffer), fast.record)
+                }
+                let general = bytes.withUnsafeBufferPointer {
+                    ObjectJSONLines.generalRecord($0, entity: base, version: version)
+                }
                 let context = "seed \(seed) trial \(trial) base \(base?.name ?? "nil"): \(line)"
                 #expect(fastName == general?.entity, "\(context)")
                 if fastName != nil, let general {
@@ -92,7 +95,8 @@ private let shelfModel = """
             for line in lines {
                 let bytes = Array(line.utf8)
                 let name = bytes.withUnsafeBufferPointer { fast.read($0) }
-                let general = try #require(bytes.withUnsafeBufferPointer { ObjectJSONLines.generalRecord($0, entity: nil, version: version) })
+                let general = try #require(
+                    bytes.withUnsafeBufferPointer { ObjectJSONLines.generalRecord($0, entity: nil, version: version) })
                 #expect(name == general.entity)
                 #expect(Exact(fast.record) == Exact(general.record))
                 round.append(Exact(fast.record))
@@ -157,29 +161,44 @@ private struct SplitMix64: RandomNumberGenerator {
 /// Random JSON Lines records for the shelf model, valid and not.
 private enum RandomLine {
     static let numbers = [
-        "0", "-0", "1", "-1", "7", "32767", "32768", "-32768", "-32769", "2147483647", "2147483648", "-2147483648", "-2147483649",
-        "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "99999999999999999999",
+        "0", "-0", "1", "-1", "7", "32767", "32768", "-32768", "-32769", "2147483647", "2147483648", "-2147483648",
+        "-2147483649",
+        "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+        "99999999999999999999",
         "1.5", "-0.0", "0.1", "1e3", "1E-3", "2.5e+2", "1e309", "-1e309", "5e-324", "3.4028234663852886e+38", "3.5e38",
         "1.7976931348623157e308", "123456789012345678901234567890", "0.000001", "9007199254740993",
     ]
     static let badNumbers = ["01", "-", "1.", ".5", "+1", "1e", "0x10", "1.e3", "--1", "NaN", "Infinity"]
     static let strings = [
-        "", "Ann", "Zoë", "東京", "👩‍👩‍👧‍👦", "e\u{301}", "tab\there", "quote\"and\\slash/", "line\nbreak", "\u{7F}", "\u{0}",
-        "2026-01-01T00:00:00Z", "2026-04-05T06:07:08.123456+02:00", "2026-13-01", "2026-01-31", "12.50", "-0.10", "1e-5", "abc",
-        "0F8FAD5B-D9CB-469F-A165-70867728950E", "0f8fad5b-d9cb-469f-a165-70867728950", "AP8Q", "YnBsaXN0MDA=", "not base64!",
-        "https://example.com/a?b=c", "mailto:ann@example.com", "no scheme", "inf", "-inf", "true", "null", "Item", "Book",
+        "", "Ann", "Zoë", "東京", "👩‍👩‍👧‍👦", "e\u{301}", "tab\there",
+        """
+        quote\"and\\slash/
+        """, "line\nbreak", "\u{7F}", "\u{0}",
+        "2026-01-01T00:00:00Z", "2026-04-05T06:07:08.123456+02:00", "2026-13-01", "2026-01-31", "12.50", "-0.10",
+        "1e-5", "abc",
+        "0F8FAD5B-D9CB-469F-A165-70867728950E", "0f8fad5b-d9cb-469f-a165-70867728950", "AP8Q", "YnBsaXN0MDA=",
+        "not base64!",
+        "https://example.com/a?b=c", "mailto:ann@example.com", "no scheme", "inf", "-inf", "true", "null", "Item",
+        "Book",
         "Shelf", "Tag", "Nothing", "_pk",
     ]
     static let itemKeys = [
-        "i16", "i32", "i64", "amount", "ratio", "weight", "text", "flag", "stamp", "payload", "token", "link", "note", "shelf",
+        "i16", "i32", "i64", "amount", "ratio", "weight", "text", "flag", "stamp", "payload", "token", "link", "note",
+        "shelf",
         "pages", "_pk", "_entity", "_position", "nothing", "items",
     ]
     static let entities = ["Item", "Book", "Shelf", "Tag", "Nothing", "item"]
 
     /// Each entity's fields (Book has Item's and `pages`).
     static let fields = [
-        "Item": ["_pk", "i16", "i32", "i64", "amount", "ratio", "weight", "text", "flag", "stamp", "payload", "token", "link", "shelf"],
-        "Book": ["_pk", "i16", "i32", "i64", "amount", "ratio", "weight", "text", "flag", "stamp", "payload", "token", "link", "shelf", "pages"],
+        "Item": [
+            "_pk", "i16", "i32", "i64", "amount", "ratio", "weight", "text", "flag", "stamp", "payload", "token",
+            "link", "shelf",
+        ],
+        "Book": [
+            "_pk", "i16", "i32", "i64", "amount", "ratio", "weight", "text", "flag", "stamp", "payload", "token",
+            "link", "shelf", "pages",
+        ],
         "Shelf": ["_pk", "name", "items", "tags"],
         "Tag": ["_pk", "name", "shelves"],
     ]
@@ -205,9 +224,15 @@ private enum RandomLine {
         }
         if let shelf = pairs.first(where: { $0.0 == "shelf" }), shelf.1 != "null", Bool.random(using: &random) {
             pairs.append(
-                ("_position", "{" + space(&random) + string("shelf", &random) + ":" + space(&random) + String(Int.random(in: 1...9, using: &random)) + "}"))
+                (
+                    "_position",
+                    "{" + space(&random) + string("shelf", &random) + ":" + space(&random)
+                        + String(Int.random(in: 1...9, using: &random)) + "}"
+                ))
         }
-        if Int.random(in: 0..<30, using: &random) == 0 { pairs.append((["note", "nothing", "items"].randomElement(using: &random)!, "1")) }
+        if Int.random(in: 0..<30, using: &random) == 0 {
+            pairs.append((["note", "nothing", "items"].randomElement(using: &random)!, "1"))
+        }
         return pairs.shuffled(using: &random)
     }
 
@@ -220,8 +245,14 @@ private enum RandomLine {
         case "i16": pool = ["0", "-0", "1", "-32768", "32767", "-7", "123"]
         case "i32", "pages": pool = ["0", "2147483647", "-2147483648", "65536", "-1"]
         case "i64": pool = ["0", "9223372036854775807", "-9223372036854775808", "9007199254740993", "42"]
-        case "amount": pool = ["1.5", "0.1", "-0.0", "1e3", "123456789012345678901234567890"] + ["12.50", "-0.10", "1e-5", "0"].map { "\"\($0)\"" }
-        case "ratio": pool = ["1.5", "-0.0", "1e3", "1E-3", "5e-324", "1.7976931348623157e308", "0.1", "7", "\"inf\"", "\"-inf\""]
+        case "amount":
+            pool =
+                ["1.5", "0.1", "-0.0", "1e3", "123456789012345678901234567890"]
+                + ["12.50", "-0.10", "1e-5", "0"].map { "\"\($0)\"" }
+        case "ratio":
+            pool = [
+                "1.5", "-0.0", "1e3", "1E-3", "5e-324", "1.7976931348623157e308", "0.1", "7", "\"inf\"", "\"-inf\"",
+            ]
         case "weight": pool = ["0.1", "3.4028234663852886e+38", "-2.5", "1e-45", "16777217", "\"-inf\""]
         case "flag": pool = ["true", "false", "0", "1"]
         case "stamp":
@@ -229,11 +260,19 @@ private enum RandomLine {
                 ["0.000001", "-978307199.5", "797062028.123456"]
                 + ["2026-01-01T00:00:00Z", "2026-04-05T06:07:08.123456+02:00", "2026-01-31"].map { "\"\($0)\"" }
         case "payload": return string(["AP8Q", "YnBsaXN0MDA=", ""].randomElement(using: &random)!, &random)
-        case "token": return string(["0F8FAD5B-D9CB-469F-A165-70867728950E", "0f8fad5b-d9cb-469f-a165-70867728950e"].randomElement(using: &random)!, &random)
-        case "link": return string(["https://example.com/a?b=c", "mailto:ann@example.com", "urn:isbn:0451450523"].randomElement(using: &random)!, &random)
+        case "token":
+            return string(
+                ["0F8FAD5B-D9CB-469F-A165-70867728950E", "0f8fad5b-d9cb-469f-a165-70867728950e"].randomElement(
+                    using: &random)!, &random)
+        case "link":
+            return string(
+                ["https://example.com/a?b=c", "mailto:ann@example.com", "urn:isbn:0451450523"].randomElement(
+                    using: &random)!, &random)
         case "shelf": return String(Int.random(in: 1...40, using: &random))
         case "items", "tags", "shelves":
-            let keys = (0..<Int.random(in: 0...3, using: &random)).map { _ in space(&random) + String(Int.random(in: 1...40, using: &random)) + space(&random) }
+            let keys = (0..<Int.random(in: 0...3, using: &random)).map { _ in
+                space(&random) + String(Int.random(in: 1...40, using: &random)) + space(&random)
+            }
             return "[" + keys.joined(separator: ",") + "]"
         default: return string(strings.randomElement(using: &random)!, &random)
         }
@@ -250,7 +289,9 @@ private enum RandomLine {
         if entity == 2 || entity == 3 {
             keys = ["name", "items", "tags", "shelves", "_pk", "text"].filter { _ in Bool.random(using: &random) }
         } else if Int.random(in: 0..<3, using: &random) == 0 {
-            keys = itemKeys.shuffled(using: &random).filter { $0 != "_entity" && Int.random(in: 0..<4, using: &random) > 0 }
+            keys = itemKeys.shuffled(using: &random).filter {
+                $0 != "_entity" && Int.random(in: 0..<4, using: &random) > 0
+            }
         } else {
             keys = (0..<Int.random(in: 0...6, using: &random)).map { _ in itemKeys.randomElement(using: &random)! }
         }
@@ -273,13 +314,17 @@ private enum RandomLine {
         case "i16", "i32", "i64", "_pk", "pages":
             return Int.random(in: 0..<8, using: &random) == 0 ? "null" : integer(&random)
         case "ratio", "weight", "amount", "stamp":
-            return Bool.random(using: &random) ? numbers.randomElement(using: &random)! : string(strings.randomElement(using: &random)!, &random)
+            return Bool.random(using: &random)
+                ? numbers.randomElement(using: &random)! : string(strings.randomElement(using: &random)!, &random)
         case "flag":
             return ["true", "false", "null", "0", "1", "2"].randomElement(using: &random)!
         case "shelf":
             return Bool.random(using: &random) ? integer(&random) : "null"
         case "items", "tags", "shelves":
-            return "[" + (0..<Int.random(in: 0...3, using: &random)).map { _ in space(&random) + integer(&random) + space(&random) }.joined(separator: ",")
+            return "["
+                + (0..<Int.random(in: 0...3, using: &random)).map { _ in
+                    space(&random) + integer(&random) + space(&random)
+                }.joined(separator: ",")
                 + "]"
         case "_position":
             let names = ["shelf", "shelf", "text", "items"]
@@ -288,12 +333,14 @@ private enum RandomLine {
             }
             return "{" + space(&random) + inside.joined(separator: "," + space(&random)) + "}"
         default:
-            return Int.random(in: 0..<8, using: &random) == 0 ? "null" : string(strings.randomElement(using: &random)!, &random)
+            return Int.random(in: 0..<8, using: &random) == 0
+                ? "null" : string(strings.randomElement(using: &random)!, &random)
         }
     }
 
     static func integer(_ random: inout SplitMix64) -> String {
-        Bool.random(using: &random) ? String(Int.random(in: 1...40, using: &random)) : numbers.randomElement(using: &random)!
+        Bool.random(using: &random)
+            ? String(Int.random(in: 1...40, using: &random)) : numbers.randomElement(using: &random)!
     }
 
     static func anything(_ random: inout SplitMix64) -> String {
@@ -301,9 +348,13 @@ private enum RandomLine {
         case 0: return numbers.randomElement(using: &random)!
         case 1: return badNumbers.randomElement(using: &random)!
         case 2: return string(strings.randomElement(using: &random)!, &random)
-        case 3: return ["true", "false", "null", "nul", "tru", "[]", "{}", "[1,\"a\"]", "[[1]]", "{\"a\":1}"].randomElement(using: &random)!
+        case 3:
+            return ["true", "false", "null", "nul", "tru", "[]", "{}", "[1,\"a\"]", "[[1]]", "{\"a\":1}"].randomElement(
+                using: &random)!
         case 4: return #""\u+041""#
-        case 5: return [#""\ud800""#, #""\udc00x""#, #""\ud83c\udf89""#, #""\ud83c\u0041""#, #""\x""#, "\"a\u{1}b\""].randomElement(using: &random)!
+        case 5:
+            return [#""\ud800""#, #""\udc00x""#, #""\ud83c\udf89""#, #""\ud83c\u0041""#, #""\x""#, "\"a\u{1}b\""]
+                .randomElement(using: &random)!
         default: return "[" + integer(&random) + "," + space(&random) + numbers.randomElement(using: &random)! + "]"
         }
     }
@@ -350,7 +401,8 @@ private enum RandomLine {
         switch Int.random(in: 0..<20, using: &random) {
         case 0 where scalars.count > 2: scalars.removeLast(Int.random(in: 1..<scalars.count, using: &random))
         case 1 where !scalars.isEmpty:
-            scalars[Int.random(in: 0..<scalars.count, using: &random)] = [",", "}", "\"", ":", "x", "0"].randomElement(using: &random)!
+            scalars[Int.random(in: 0..<scalars.count, using: &random)] = [",", "}", "\"", ":", "x", "0"].randomElement(
+                using: &random)!
         case 2: scalars.append(contentsOf: "x".unicodeScalars)
         case 3: return line.replacingOccurrences(of: "}", with: ",}")
         default: break

@@ -8,8 +8,11 @@ import Testing
 /// migrates: Core Data validates the destination objects it made, and the ones the
 /// filter leaves out are not made.
 @Suite struct FilteredRequirementTests {
-    static func scenario(_ second: String, filter: String, objects: [[String: AttributeValue?]]) throws -> MigrationScenario {
-        let s = try MigrationScenario("Fz", versions: ["entities: {A: {attributes: {key: string, n: integer16?}}}", second])
+    static func scenario(_ second: String, filter: String, objects: [[String: AttributeValue?]]) throws
+        -> MigrationScenario
+    {
+        let s = try MigrationScenario(
+            "Fz", versions: ["entities: {A: {attributes: {key: string, n: integer16?}}}", second])
         try s.withObjects { o in
             for values in objects { try o.insert("A", values: values) }
         }
@@ -22,11 +25,19 @@ import Testing
             // required without a default: A2's nil is left out
             ("entities: {A: {attributes: {key: string, n: integer16}}}", "n != nil", [1, nil], ["A1"]),
             // a new uniqueness constraint: A2's duplicate 1 is left out
-            ("entities: {A: {attributes: {key: string, n: integer16?}, uniqueness: [[n]]}}", "key == 'A1'", [1, 1], ["A1"]),
+            (
+                "entities: {A: {attributes: {key: string, n: integer16?}, uniqueness: [[n]]}}", "key == 'A1'", [1, 1],
+                ["A1"]
+            ),
             // a new max: A2's 100 is left out
-            ("entities: {A: {attributes: {key: string, n: {type: integer16, optional: true, max: 7}}}}", "n <= 7", [1, 100], ["A1"]),
+            (
+                "entities: {A: {attributes: {key: string, n: {type: integer16, optional: true, max: 7}}}}", "n <= 7",
+                [1, 100], ["A1"]
+            ),
         ] as [(String, String, [Int64?], [String])])
-    func objectsTheFilterLeavesOutAreNotValidated(second: String, filter: String, values: [Int64?], kept: [String]) throws {
+    func objectsTheFilterLeavesOutAreNotValidated(second: String, filter: String, values: [Int64?], kept: [String])
+        throws
+    {
         let objects = values.enumerated().map { i, n -> [String: AttributeValue?] in
             ["key": .string("A\(i + 1)"), "n": n.map { .integer($0) }]
         }
@@ -43,7 +54,8 @@ import Testing
             objects: [["key": .string("A1"), "n": .integer(1)], ["key": .string("A2"), "n": nil]])
         defer { s.remove() }
         let error = try #require(throws: (any Error).self) { try s.migrate() }
-        #expect("\(error)".contains("A.n becomes required without a default, and stored A objects hold nil"), "\(error)")
+        #expect(
+            "\(error)".contains("A.n becomes required without a default, and stored A objects hold nil"), "\(error)")
     }
 }
 
@@ -53,7 +65,8 @@ import Testing
         let fragment = SQLFragment(
             "SELECT '?', \"a?\" FROM t WHERE x = ? AND y LIKE ? ESCAPE '\\' AND z = ?",
             [.text("it's"), .integer(-3), .null])
-        #expect(fragment.inlined == "SELECT '?', \"a?\" FROM t WHERE x = 'it''s' AND y LIKE -3 ESCAPE '\\' AND z = NULL")
+        #expect(
+            fragment.inlined == "SELECT '?', \"a?\" FROM t WHERE x = 'it''s' AND y LIKE -3 ESCAPE '\\' AND z = NULL")
     }
 }
 
@@ -120,7 +133,11 @@ import Testing
         func scenario(z: Int64) throws -> MigrationScenario {
             let a = "A: {attributes: {key: string, z: integer32?}}"
             let s = try MigrationScenario(
-                "Fz", versions: ["entities: {\(a)}", "entities: {\(a)}", "entities: {A: {attributes: {key: string, z: integer32?, r: integer32}}}"])
+                "Fz",
+                versions: [
+                    "entities: {\(a)}", "entities: {\(a)}",
+                    "entities: {A: {attributes: {key: string, z: integer32?, r: integer32}}}",
+                ])
             try s.withObjects { o in
                 try o.insert("A", values: ["key": .string("a1")])
                 try o.insert("A", values: ["key": .string("a2"), "z": .integer(z)])
@@ -150,7 +167,10 @@ import Testing
                 "Fz",
                 versions: [
                     "entities: {B: {attributes: {key: string, p2: integer16?}}, F: {parent: B}}",
-                    "entities: {B: {attributes: {key: string, p2: {type: integer16, optional: true, min: 0}}}, F: {parent: B}}",
+                    """
+                    entities: {B: {attributes: {key: string, p2: {type: integer16, optional: true, min: 0}}}, F: \
+                    {parent: B}}
+                    """,
                 ])
             try s.withObjects { o in
                 try o.insert("B", values: ["key": .string("b1"), "p2": .integer(bValue)])

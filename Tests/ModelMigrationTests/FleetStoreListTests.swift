@@ -28,7 +28,9 @@ import Testing
     @Test func shardsAreParsedAsIOfN() {
         #expect(FleetShard(parsing: "2/8") == FleetShard(index: 2, count: 8))
         #expect(FleetShard(parsing: "0/1")?.contains("anything") == true)
-        for bad in ["8/8", "-1/4", "1", "1/0", "a/b", "1/2/3", ""] { #expect(FleetShard(parsing: bad) == nil, "\(bad)") }
+        for bad in ["8/8", "-1/4", "1", "1/0", "a/b", "1/2/3", ""] {
+            #expect(FleetShard(parsing: bad) == nil, "\(bad)")
+        }
     }
 
     @Test func foldersAreSearchedForThePatternSkippingHiddenExcludedAndBackupFiles() throws {
@@ -36,13 +38,16 @@ import Testing
         defer { directory.remove() }
         for name in [
             "a/one.sqlite", "a/b/two.sqlite", "a/b/c/three.sqlite", "a/notes.txt", "a/one.sqlite-wal",
-            "a/.hidden/four.sqlite", "a/backups/one.v1-to-2.20261124T101500Z.sqlite", "a/one.v1-to-2.20261124T101500Z-2.sqlite",
+            "a/.hidden/four.sqlite", "a/backups/one.v1-to-2.20261124T101500Z.sqlite",
+            "a/one.v1-to-2.20261124T101500Z-2.sqlite",
             "a/old/five.sqlite", "x.store",
         ] {
             try directory.write(name, "")
         }
         let list = FleetStoreList(
-            sources: [.path(directory.file("a")), .path(directory.file("x.store")), .path(directory.file("missing.sqlite"))],
+            sources: [
+                .path(directory.file("a")), .path(directory.file("x.store")), .path(directory.file("missing.sqlite")),
+            ],
             excludedFolders: [directory.file("a/old")])
         let found = Set(
             list.compactMap { entry -> String? in
@@ -55,7 +60,8 @@ import Testing
 
         // A link back up the tree is not followed; a link to a store file is a store.
         try FileManager.default.createSymbolicLink(atPath: directory.file("a/b/up"), withDestinationPath: "..")
-        try FileManager.default.createSymbolicLink(atPath: directory.file("a/b/linked.sqlite"), withDestinationPath: directory.file("a/old/five.sqlite"))
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.file("a/b/linked.sqlite"), withDestinationPath: directory.file("a/old/five.sqlite"))
         let linked = Array(FleetStoreList(sources: [.path(directory.file("a/b"))]))
         #expect(
             Set(linked) == [
@@ -73,8 +79,10 @@ import Testing
         let directory = try TemporaryDirectory(prefix: "fleet-kept")
         defer { directory.remove() }
         for name in [
-            "t/one.sqlite", "t/.replaced/one.sqlite.replaced.20261201T101500Z.sqlite", "t/one.sqlite.replaced.20261130T090000Z-2.sqlite",
-            "t/one.sqlite.mm-scratch.restore.4127.88123456.4026531836.9f2c01ab", "kept/one.sqlite.replaced.20261201T101500Z.sqlite",
+            "t/one.sqlite", "t/.replaced/one.sqlite.replaced.20261201T101500Z.sqlite",
+            "t/one.sqlite.replaced.20261130T090000Z-2.sqlite",
+            "t/one.sqlite.mm-scratch.restore.4127.88123456.4026531836.9f2c01ab",
+            "kept/one.sqlite.replaced.20261201T101500Z.sqlite",
             "t/one.sqlite.replaced.sqlite", "t/my.replaced.20261201T101500Z.v1.sqlite",
         ] {
             try directory.write(name, "")
@@ -111,7 +119,9 @@ import Testing
         defer { directory.remove() }
         try directory.write("d/s1.sqlite", "")
         try directory.write("list.txt", "# comment\n\n  \(directory.file("one.sqlite"))  \r\n\(directory.file("d"))\n")
-        let list = FleetStoreList(sources: [.listFile(directory.file("list.txt")), .listFile(directory.file("nope.txt"))])
+        let list = FleetStoreList(sources: [
+            .listFile(directory.file("list.txt")), .listFile(directory.file("nope.txt")),
+        ])
         let entries = Array(list)
         #expect(entries.count == 3)
         #expect(entries[0] == .store(directory.file("one.sqlite")))
@@ -134,13 +144,17 @@ import Testing
         let b = try directory.write("real/b.sqlite", "b")
         let c = try directory.write("real/c.sqlite", "c")
         #expect(link(a, directory.file("hard.sqlite")) == 0)
-        try FileManager.default.createSymbolicLink(atPath: directory.file("soft.sqlite"), withDestinationPath: "real/a.sqlite")
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.file("soft.sqlite"), withDestinationPath: "real/a.sqlite")
         try FileManager.default.createSymbolicLink(atPath: directory.file("linked"), withDestinationPath: "real")
-        let sources = [a, directory.file("hard.sqlite"), b, directory.file("soft.sqlite"), a, c, directory.file("linked/c.sqlite")]
+        let sources = [
+            a, directory.file("hard.sqlite"), b, directory.file("soft.sqlite"), a, c, directory.file("linked/c.sqlite"),
+        ]
         let entries = Array(FleetStoreList(sources: sources.map { .path($0) }))
         #expect(
             entries == [
-                .store(a), .duplicate(path: directory.file("hard.sqlite"), of: a), .store(b), .duplicate(path: directory.file("soft.sqlite"), of: a),
+                .store(a), .duplicate(path: directory.file("hard.sqlite"), of: a), .store(b),
+                .duplicate(path: directory.file("soft.sqlite"), of: a),
                 .duplicate(path: a, of: a), .store(c), .duplicate(path: directory.file("linked/c.sqlite"), of: c),
             ])
 
@@ -158,7 +172,11 @@ import Testing
             }
         }
         #expect(stores.sorted() == [a, b, c])
-        #expect(duplicates == [directory.file("hard.sqlite"): a, directory.file("soft.sqlite"): a, a: a, directory.file("linked/c.sqlite"): c])
+        #expect(
+            duplicates == [
+                directory.file("hard.sqlite"): a, directory.file("soft.sqlite"): a, a: a,
+                directory.file("linked/c.sqlite"): c,
+            ])
     }
 
     /// Listed paths that name backups or kept replaced stores (a list `find` made) are

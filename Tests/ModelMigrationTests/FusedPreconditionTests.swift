@@ -51,7 +51,9 @@ import Testing
 
     /// A scenario of `animals` animals (odd keys plain animals, even keys dogs) and
     /// `people` people, each with the dog of `dogOf` (nil: none).
-    static func kennel(animals: Int = 4, people: Int = 3, dogOf: (Int) -> Int? = { $0 % 2 == 0 ? 2 : nil }) throws -> MigrationScenario {
+    static func kennel(animals: Int = 4, people: Int = 3, dogOf: (Int) -> Int? = { $0 % 2 == 0 ? 2 : nil }) throws
+        -> MigrationScenario
+    {
         let s = try MigrationScenario("Kennel", versions: [v1, v2])
         try s.withObjects { o in
             for k in 1...animals {
@@ -94,7 +96,8 @@ import Testing
 
         var description: String {
             switch self {
-            case .refused(let kind, let message): "refused (\(kind.map { "\($0)" } ?? "not a MigrationError")): \(message)"
+            case .refused(let kind, let message):
+                "refused (\(kind.map { "\($0)" } ?? "not a MigrationError")): \(message)"
             case .migrated(let data): "migrated:\n\(data)"
             }
         }
@@ -102,14 +105,19 @@ import Testing
 
     /// Plans and applies on the store at `path`; the store's path in a message is
     /// written `STORE`, and a refused store must be unchanged on disk.
-    static func apply(_ path: String, model: CompiledModel, migrations: String, fused: Bool) throws -> (MigrationPlan, Outcome) {
+    static func apply(_ path: String, model: CompiledModel, migrations: String, fused: Bool) throws -> (
+        MigrationPlan, Outcome
+    ) {
         let plan = try plan(path, model: model, migrations: migrations, fused: fused)
         let before = FileSnapshot(path)
         do {
             try Migrator().apply(plan)
         } catch {
             #expect(FileSnapshot(path).fingerprint == before.fingerprint, "the refused store changed")
-            return (plan, .refused((error as? MigrationError)?.kind, "\(error)".replacingOccurrences(of: path, with: "STORE")))
+            return (
+                plan,
+                .refused((error as? MigrationError)?.kind, "\(error)".replacingOccurrences(of: path, with: "STORE"))
+            )
         }
         return (plan, .migrated(try dataDump(path)))
     }
@@ -124,7 +132,9 @@ import Testing
     }
 
     /// Applies fused on one copy and unfused on another of the scenario's store.
-    static func bothWays(_ s: MigrationScenario) throws -> (fused: (MigrationPlan, Outcome), separate: (MigrationPlan, Outcome)) {
+    static func bothWays(_ s: MigrationScenario) throws -> (
+        fused: (MigrationPlan, Outcome), separate: (MigrationPlan, Outcome)
+    ) {
         let model = try s.model()
         let copy = s.storePath + ".separate.sqlite"
         try FileManager.default.copyItem(atPath: s.storePath, toPath: copy)
@@ -146,21 +156,34 @@ import Testing
         #expect(separate.preconditions.allSatisfy { $0.checkedByRebuildOf == nil })
         #expect(
             fused.preconditions.map { "\($0.checkedByRebuildOf ?? "-"): \($0.summary)" } == [
-                "ZANIMAL: ZANIMAL holds rows whose Z_ENT is no entity of Animal's hierarchy (Z_ENT 1, 2, as Z_PRIMARYKEY numbers them)",
-                "ZPERSON: ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 3, as Z_PRIMARYKEY numbers them)",
-                "ZANIMAL: ZANIMAL holds values in columns of another entity than the row's (the rows' Z_ENT do not fit what they hold)",
+                """
+                ZANIMAL: ZANIMAL holds rows whose Z_ENT is no entity of Animal's hierarchy (Z_ENT 1, 2, as \
+                Z_PRIMARYKEY numbers them)
+                """,
+                """
+                ZPERSON: ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 3, as Z_PRIMARYKEY \
+                numbers them)
+                """,
+                """
+                ZANIMAL: ZANIMAL holds values in columns of another entity than the row's (the rows' Z_ENT do not fit \
+                what they hold)
+                """,
                 "ZPERSON: ZPERSON.ZDOG points at rows that are not Dog objects",
             ])
         #expect(
             fused.warnings.map(\.description) == [
-                "ZANIMAL (about 4 rows), ZPERSON (about 3 rows): not audited while planning; `apply` checks their rows' entity numbers "
-                    + "(and, where it can, their values and references) within the step that rebuilds each, which reads every row "
-                    + "(a failure rolls back and refuses the store as a scan before any step would), and the rest under its lock "
+                "ZANIMAL (about 4 rows), ZPERSON (about 3 rows): not audited while planning; `apply` checks their "
+                    + "rows' entity numbers "
+                    + "(and, where it can, their values and references) within the step that rebuilds each, which "
+                    + "reads every row "
+                    + "(a failure rolls back and refuses the store as a scan before any step would), and the rest "
+                    + "under its lock "
                     + "before any step (`migrate plan --exact-counts` checks them now)"
             ])
         #expect(
             separate.warnings.map(\.description) == [
-                "ZANIMAL (about 4 rows), ZPERSON (about 3 rows): not audited while planning; `apply` checks their rows' entity numbers "
+                "ZANIMAL (about 4 rows), ZPERSON (about 3 rows): not audited while planning; `apply` checks their "
+                    + "rows' entity numbers "
                     + "and references under its lock before any step (`migrate plan --exact-counts` checks them now)"
             ])
         // The copies check each row's values and references on the check's own
@@ -168,11 +191,17 @@ import Testing
         let copies = fused.allSteps.flatMap(\.sql).filter { $0.contains("mm_audit") }
         #expect(
             copies.map { $0.components(separatedBy: " FROM ").last ?? "" } == [
-                #""ZANIMAL" AS s WHERE s.Z_ENT = 1 AND mm_audit(((Z_ENT NOT IN (2) AND "ZBREED" IS NOT NULL)), s.Z_PK)"#,
-                #""ZANIMAL" AS s WHERE s.Z_ENT = 2 AND mm_audit(((Z_ENT NOT IN (2) AND "ZBREED" IS NOT NULL)), s.Z_PK)"#,
+                #"""
+                "ZANIMAL" AS s WHERE s.Z_ENT = 1 AND mm_audit(((Z_ENT NOT IN (2) AND "ZBREED" IS NOT NULL)), s.Z_PK)
+                """#,
+                #"""
+                "ZANIMAL" AS s WHERE s.Z_ENT = 2 AND mm_audit(((Z_ENT NOT IN (2) AND "ZBREED" IS NOT NULL)), s.Z_PK)
+                """#,
                 #""ZANIMAL" AS d WHERE d.Z_PK = s."ZDOG" AND d.Z_ENT NOT IN (2))), s.Z_PK)"#,
             ])
-        let unaudited = fused.allSteps.flatMap(\.sql).map { $0.replacingOccurrences(of: #" AND mm_audit\(.*\)$"#, with: "", options: .regularExpression) }
+        let unaudited = fused.allSteps.flatMap(\.sql).map {
+            $0.replacingOccurrences(of: #" AND mm_audit\(.*\)$"#, with: "", options: .regularExpression)
+        }
         #expect(unaudited == separate.allSteps.flatMap(\.sql))
     }
 
@@ -192,15 +221,31 @@ import Testing
             return
         }
         #expect(kind == .inconsistentStore)
-        #expect(message.hasPrefix("STORE: the store is inconsistent with Kennel version 1, and migrating it would lose or misfile rows; nothing was changed."))
+        #expect(
+            message.hasPrefix(
+                """
+                STORE: the store is inconsistent with Kennel version 1, and migrating it would lose or misfile rows; \
+                nothing was changed.
+                """
+            ))
         let named = [
-            Corruption.personOfNoEntity: "ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 3, as Z_PRIMARYKEY numbers them): "
+            Corruption.personOfNoEntity:
+                "ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 3, as Z_PRIMARYKEY numbers "
+                + "them): "
                 + "1 row: Z_PK 3 has Z_ENT 99 (no entity of this table)",
-            .animalWithoutEntity: "ZANIMAL holds rows whose Z_ENT is no entity of Animal's hierarchy (Z_ENT 1, 2, as Z_PRIMARYKEY numbers them): "
+            .animalWithoutEntity:
+                "ZANIMAL holds rows whose Z_ENT is no entity of Animal's hierarchy (Z_ENT 1, 2, as Z_PRIMARYKEY "
+                + "numbers them): "
                 + "1 row: Z_PK 4 has Z_ENT NULL (no entity of this table)",
-            .strayValue: "ZANIMAL holds values in columns of another entity than the row's (the rows' Z_ENT do not fit what they hold): "
+            .strayValue:
+                "ZANIMAL holds values in columns of another entity than the row's (the rows' Z_ENT do not fit what "
+                + "they hold): "
                 + "1 row: Z_PK 1 has Z_ENT 1 (Animal) and a value in ZBREED of Dog",
-            .wrongReference: "ZPERSON.ZDOG points at rows that are not Dog objects: 1 row: Z_PK 1 points to ZANIMAL Z_PK 1, Z_ENT 1 (Animal)",
+            .wrongReference:
+                """
+            ZPERSON.ZDOG points at rows that are not Dog objects: 1 row: Z_PK 1 points to ZANIMAL Z_PK 1, Z_ENT 1 \
+            (Animal)
+            """,
         ]
         for corruption in corruptions {
             #expect(message.contains("  - " + named[corruption]!), "\(corruption)")
@@ -257,19 +302,38 @@ import Testing
                 switch Int.random(in: 0..<6, using: &random) {
                 case 0:
                     let value = ["NULL", "99", "3", "0", "'x'"].randomElement(using: &random)!
-                    sql = "UPDATE ZANIMAL SET Z_ENT = \(value) WHERE Z_PK = \(Int.random(in: 1...animals, using: &random))"
+                    sql =
+                        """
+                        UPDATE ZANIMAL SET Z_ENT = \(value) WHERE Z_PK = \(Int.random(in: 1...animals, using: &random))
+                        """
                 case 1:
                     let value = ["NULL", "1", "2", "99"].randomElement(using: &random)!
-                    sql = "UPDATE ZPERSON SET Z_ENT = \(value) WHERE Z_PK = \(Int.random(in: 1...people, using: &random))"
+                    sql =
+                        "UPDATE ZPERSON SET Z_ENT = \(value) WHERE Z_PK = \(Int.random(in: 1...people, using: &random))"
                 case 2:
-                    sql = "UPDATE ZANIMAL SET ZBREED = 'stray' WHERE Z_PK = \(Int.random(in: 1...animals, using: &random))"
+                    sql =
+                        """
+                        UPDATE ZANIMAL SET ZBREED = 'stray' WHERE Z_PK = \(Int.random(in: 1...animals, using: &random))
+                        """
                 case 3:
-                    sql = "UPDATE ZPERSON SET ZDOG = \(Int.random(in: 1...animals, using: &random)) WHERE Z_PK = \(Int.random(in: 1...people, using: &random))"
+                    sql =
+                        """
+                        UPDATE ZPERSON SET ZDOG = \(Int.random(in: 1...animals, using: &random)) WHERE Z_PK = \
+                        \(Int.random(in: 1...people, using: &random))
+                        """
                 case 4:
                     // Dangling: carried, not refused.
-                    sql = "UPDATE ZPERSON SET ZDOG = \(animals + 50) WHERE Z_PK = \(Int.random(in: 1...people, using: &random))"
+                    sql =
+                        """
+                        UPDATE ZPERSON SET ZDOG = \(animals + 50) WHERE Z_PK = \
+                        \(Int.random(in: 1...people, using: &random))
+                        """
                 default:
-                    sql = "UPDATE ZANIMAL SET Z_ENT = \(Bool.random(using: &random) ? 1 : 2) WHERE Z_PK = \(Int.random(in: 1...animals, using: &random))"
+                    sql =
+                        """
+                        UPDATE ZANIMAL SET Z_ENT = \(Bool.random(using: &random) ? 1 : 2) WHERE Z_PK = \
+                        \(Int.random(in: 1...animals, using: &random))
+                        """
                 }
                 try Self.execute(s.storePath, sql)
                 applied.append(sql)

@@ -23,7 +23,8 @@ import Testing
 
             """
         for (flags, migrates) in [([true, false], false), ([false], true)] {
-            let s = try MigrationScenario("Abstract", versions: [version, version + "  E:\n    attributes: { x: string? }\n"])
+            let s = try MigrationScenario(
+                "Abstract", versions: [version, version + "  E:\n    attributes: { x: string? }\n"])
             defer { s.remove() }
             try s.writeMapping("1-to-2.yaml", "entities:\n  C:\n    source: A\n    filter: \"flag == YES\"\n")
             try s.withObjects { o in for flag in flags { try o.insert("A", values: ["flag": .boolean(flag)]) } }
@@ -34,7 +35,12 @@ import Testing
                 #expect {
                     try s.plan()
                 } throws: { error in
-                    "\(error)".contains("C is abstract (it can have no objects of its own), and its mapping makes them from stored A objects")
+                    "\(error)".contains(
+                        """
+                        C is abstract (it can have no objects of its own), and its mapping makes them from stored A \
+                        objects
+                        """
+                    )
                 }
             }
         }
@@ -109,7 +115,9 @@ import Testing
                 for _ in 0..<others { try o.insert("C", values: [:], relationships: [:]) }
             }
             try s.migrate(path: path, verify: true)
-            #expect(try s.fetch("C").map { $0.relationships[relationship] ?? [] } == Array(repeating: [], count: 1 + others), "\(path)")
+            #expect(
+                try s.fetch("C").map { $0.relationships[relationship] ?? [] }
+                    == Array(repeating: [], count: 1 + others), "\(path)")
             #expect(try s.fetch("E").map { $0.values["key"] } == [.string("e1")])
         }
     }

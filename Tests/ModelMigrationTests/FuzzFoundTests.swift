@@ -77,7 +77,8 @@ import Testing
         let newName = renamed == "tags" ? "labels" : "articles"
         let v2 = Self.bothOrdered
             .replacingOccurrences(of: "      \(renamed): {", with: "      \(newName): { renamedFrom: \(renamed),")
-            .replacingOccurrences(of: "ordered: true, inverse: \(renamed) }", with: "ordered: true, inverse: \(newName) }")
+            .replacingOccurrences(
+                of: "ordered: true, inverse: \(renamed) }", with: "ordered: true, inverse: \(newName) }")
         let s = try MigrationScenario("BothOrdered", versions: [Self.bothOrdered, v2])
         defer { s.remove() }
         try Self.seedPostsAndTags(s)
@@ -151,7 +152,12 @@ import Testing
             try s.plan()
         } throws: { error in
             (error as? PlanningError)?.isNoPath == true
-                && "\(error)".contains("  Team.players becomes to-one, and stored Team objects have several destinations: 1 row: Z_PK 1: 2 destinations")
+                && "\(error)".contains(
+                    """
+                      Team.players becomes to-one, and stored Team objects have several destinations: 1 row: Z_PK 1: 2 \
+                    destinations
+                    """
+                )
         }
         // With one player per team it migrates, and both sides agree.
         try s.withObjects { try $0.store.connection.execute("UPDATE ZPLAYER SET ZTEAM = NULL WHERE Z_PK = 2") }
@@ -264,7 +270,8 @@ import Testing
 
     @Test func anOrderDroppedByAMiddleVersionIsGone() throws {
         let v1 = FuzzFoundTests.orderedList
-        let v2 = v1.replacingOccurrences(of: "toMany: true, ordered: true, inverse: list", with: "toMany: true, inverse: list")
+        let v2 = v1.replacingOccurrences(
+            of: "toMany: true, ordered: true, inverse: list", with: "toMany: true, inverse: list")
         let result = try Self.bothWays("Order", [v1, v2, v1], entities: ["List"]) { o in
             for _ in 0..<3 { try o.insert("Item", values: [:]) }
             try o.insert("List", values: [:], relationships: ["items": [3, 1, 2]])

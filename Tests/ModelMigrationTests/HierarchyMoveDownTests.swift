@@ -15,9 +15,18 @@ import Testing
         let s = try MigrationScenario(
             "M",
             versions: [
-                "entities: {P: {attributes: {key: string, x: integer32?}}, C: {parent: P, attributes: {y: string?}}, D: {parent: P}}",
-                "entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {y: string?, x: integer32?}}, D: {parent: P}}",
-                "entities: {P: {attributes: {key: string, x: {type: integer32, default: 7}}}, C: {parent: P, attributes: {y: string?}}, D: {parent: P}}",
+                """
+                entities: {P: {attributes: {key: string, x: integer32?}}, C: {parent: P, attributes: {y: string?}}, D: \
+                {parent: P}}
+                """,
+                """
+                entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {y: string?, x: integer32?}}, D: \
+                {parent: P}}
+                """,
+                """
+                entities: {P: {attributes: {key: string, x: {type: integer32, default: 7}}}, C: {parent: P, \
+                attributes: {y: string?}}, D: {parent: P}}
+                """,
             ])
         defer { s.remove() }
         try s.withObjects { o in
@@ -27,11 +36,20 @@ import Testing
             try o.insert("C", values: ["key": .string("c2")])
         }
         let plan = try s.migrate(to: 2, verify: true)
-        #expect(destructive(plan) == ["P.x is dropped: 1 non-nil value will be lost", "D.x is dropped: 1 non-nil value will be lost"])
-        #expect(try s.rows("SELECT Z_PK, ZX FROM ZP ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, nil], [2, 2], [3, nil], [4, nil]])
+        #expect(
+            destructive(plan) == [
+                "P.x is dropped: 1 non-nil value will be lost", "D.x is dropped: 1 non-nil value will be lost",
+            ])
+        #expect(
+            try s.rows("SELECT Z_PK, ZX FROM ZP ORDER BY Z_PK").map { $0.map(\.int64) } == [
+                [1, nil], [2, 2], [3, nil], [4, nil],
+            ])
         // The store fits version 2: the next hop migrates it (x back on P, default 7).
         try s.migrate(to: 3, verify: true)
-        #expect(try s.rows("SELECT Z_PK, ZX FROM ZP ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, 7], [2, 2], [3, 7], [4, 7]])
+        #expect(
+            try s.rows("SELECT Z_PK, ZX FROM ZP ORDER BY Z_PK").map { $0.map(\.int64) } == [
+                [1, 7], [2, 2], [3, 7], [4, 7],
+            ])
     }
 
     /// The same for a to-one, with and without an inverse (the inverse moves to C).
@@ -40,14 +58,22 @@ import Testing
         func t(_ owner: String) -> String { inverse ? "{destination: Tg, inverse: ps}" : "{destination: Tg}" }
         func tg(_ owner: String) -> String {
             inverse
-                ? "Tg: {attributes: {key: string}, relationships: {ps: {destination: \(owner), toMany: true, inverse: t}}}"
+                ? """
+                Tg: {attributes: {key: string}, relationships: {ps: {destination: \(owner), toMany: true, inverse: t}}}
+                """
                 : "Tg: {attributes: {key: string}}"
         }
         let s = try MigrationScenario(
             "M",
             versions: [
-                "entities: {P: {attributes: {key: string}, relationships: {t: \(t("P"))}}, C: {parent: P}, D: {parent: P}, \(tg("P"))}",
-                "entities: {P: {attributes: {key: string}}, C: {parent: P, relationships: {t: \(t("C"))}}, D: {parent: P}, \(tg("C"))}",
+                """
+                entities: {P: {attributes: {key: string}, relationships: {t: \(t("P"))}}, C: {parent: P}, D: {parent: \
+                P}, \(tg("P"))}
+                """,
+                """
+                entities: {P: {attributes: {key: string}}, C: {parent: P, relationships: {t: \(t("C"))}}, D: {parent: \
+                P}, \(tg("C"))}
+                """,
             ])
         defer { s.remove() }
         try s.withObjects { o in
@@ -57,7 +83,13 @@ import Testing
             }
         }
         let plan = try s.migrate(verify: true)
-        #expect(destructive(plan) == ["P.t is dropped: 1 non-nil value will be lost", "D.t is dropped: 1 non-nil value will be lost"])
-        #expect(try s.rows("SELECT Z_PK, ZT FROM ZP ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, nil], [2, 1], [3, nil]])
+        #expect(
+            destructive(plan) == [
+                "P.t is dropped: 1 non-nil value will be lost", "D.t is dropped: 1 non-nil value will be lost",
+            ])
+        #expect(
+            try s.rows("SELECT Z_PK, ZT FROM ZP ORDER BY Z_PK").map { $0.map(\.int64) } == [
+                [1, nil], [2, 1], [3, nil],
+            ])
     }
 }

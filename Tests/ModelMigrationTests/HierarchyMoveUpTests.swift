@@ -11,10 +11,14 @@ import Testing
 /// source property of the same name: `CToC` maps the inherited `P.tags` from
 /// `C.tags`, so each subentity's objects keep what they had (outside tester's F9).
 @Suite struct HierarchyMoveUpTests {
-    static let tag = "Tag: {attributes: {key: string}, relationships: {ps: {destination: P, toMany: true, inverse: tags}}}"
+    static let tag =
+        "Tag: {attributes: {key: string}, relationships: {ps: {destination: P, toMany: true, inverse: tags}}}"
 
     func tags(_ s: MigrationScenario) throws -> [String: [Int64]] {
-        Dictionary(uniqueKeysWithValues: try s.fetch("P").map { ($0.values["key"].map { "\($0)" } ?? "?", $0.relationships["tags"] ?? []) })
+        Dictionary(
+            uniqueKeysWithValues: try s.fetch("P").map {
+                ($0.values["key"].map { "\($0)" } ?? "?", $0.relationships["tags"] ?? [])
+            })
     }
 
     /// F9: C.tags ⇄ Tag.cs becomes P.tags ⇄ Tag.ps; C 1 keeps its two tags, with no warning.
@@ -28,7 +32,8 @@ import Testing
                   Tag: {attributes: {key: string}, relationships: {cs: {destination: C, toMany: true, inverse: tags}}}}
                 """,
                 """
-                entities: {P: {attributes: {key: string}, relationships: {tags: {destination: Tag, toMany: true, inverse: ps}}},
+                entities: {P: {attributes: {key: string}, relationships: {tags: {destination: Tag, toMany: true, \
+                inverse: ps}}},
                   C: {parent: P}, \(Self.tag)}
                 """,
             ])
@@ -42,25 +47,33 @@ import Testing
         let plan = try s.migrate(verify: true)
         #expect(plan.warnings.filter(\.isDestructive).isEmpty, "\(plan.warnings)")
         #expect(try tags(s) == ["p3": [], "c4": [1, 2]])
-        #expect(try s.fetch("Tag").map { $0.relationships["ps"] ?? [] } == [[2], [2]], "c4 is the second object of P's table")
+        #expect(
+            try s.fetch("Tag").map { $0.relationships["ps"] ?? [] } == [[2], [2]],
+            "c4 is the second object of P's table")
     }
 
     /// F9 b: two siblings' many-to-manys, one ordered, become the parent's ordered
     /// one: C keeps its order, D's members are placed in key order.
     @Test func twoSiblingsManyToManysMovedUpKeepTheirPairsAndOrder() throws {
         func sibling(_ name: String, ordered: Bool) -> String {
-            "\(name): {parent: P, relationships: {tags: {destination: Tag, toMany: true, inverse: \(name.lowercased())s, ordered: \(ordered)}}}"
+            """
+            \(name): {parent: P, relationships: {tags: {destination: Tag, toMany: true, inverse: \
+            \(name.lowercased())s, ordered: \(ordered)}}}
+            """
         }
         let s = try MigrationScenario(
             "H",
             versions: [
                 """
-                entities: {P: {attributes: {key: string}}, \(sibling("C", ordered: true)), \(sibling("D", ordered: false)),
+                entities: {P: {attributes: {key: string}}, \(sibling("C", ordered: true)), \
+                \(sibling("D", ordered: false)),
                   Tag: {attributes: {key: string}, relationships: {
-                    cs: {destination: C, toMany: true, inverse: tags}, ds: {destination: D, toMany: true, inverse: tags}}}}
+                    cs: {destination: C, toMany: true, inverse: tags}, ds: {destination: D, toMany: true, inverse: \
+                tags}}}}
                 """,
                 """
-                entities: {P: {attributes: {key: string}, relationships: {tags: {destination: Tag, toMany: true, inverse: ps, ordered: true}}},
+                entities: {P: {attributes: {key: string}, relationships: {tags: {destination: Tag, toMany: true, \
+                inverse: ps, ordered: true}}},
                   C: {parent: P}, D: {parent: P}, \(Self.tag)}
                 """,
             ])
@@ -81,8 +94,14 @@ import Testing
         let s = try MigrationScenario(
             "H",
             versions: [
-                "entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {n: integer32?}}, D: {parent: P, attributes: {n: integer32?}}}",
-                "entities: {P: {attributes: {key: string, n: {type: integer32, max: 10, default: 0}}}, C: {parent: P}, D: {parent: P}}",
+                """
+                entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {n: integer32?}}, D: {parent: P, \
+                attributes: {n: integer32?}}}
+                """,
+                """
+                entities: {P: {attributes: {key: string, n: {type: integer32, max: 10, default: 0}}}, C: {parent: P}, \
+                D: {parent: P}}
+                """,
             ])
         defer { s.remove() }
         try s.withObjects { o in
@@ -101,15 +120,23 @@ import Testing
         let s = try MigrationScenario(
             "H",
             versions: [
-                "entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {n: integer32?}}, D: {parent: P, attributes: {n: integer32?}}}",
+                """
+                entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {n: integer32?}}, D: {parent: P, \
+                attributes: {n: integer32?}}}
+                """,
                 "entities: {P: {attributes: {key: string, n: integer32?}}, C: {parent: P}, D: {parent: P}}",
-                "entities: {P: {attributes: {key: string, n: {type: integer32, optional: true, max: 10}}}, C: {parent: P}, D: {parent: P}}",
+                """
+                entities: {P: {attributes: {key: string, n: {type: integer32, optional: true, max: 10}}}, C: {parent: \
+                P}, D: {parent: P}}
+                """,
             ])
         defer { s.remove() }
         try s.withObjects { o in try o.insert("D", values: ["key": .string("d1"), "n": .integer(50)]) }
         for path in [MigrationPath.Preference.automatic, .chain] {
             let error = try #require(throws: (any Error).self) { try s.migrate(path: path) }
-            #expect("\(error)".contains("D.n gets max 10, and stored values are outside it: 1 row: Z_PK 1: 50"), "\(path): \(error)")
+            #expect(
+                "\(error)".contains("D.n gets max 10, and stored values are outside it: 1 row: Z_PK 1: 50"),
+                "\(path): \(error)")
         }
         #expect(try s.storeVersion() == 1)
     }
@@ -124,12 +151,15 @@ import Testing
         let versions = [
             """
             entities: {P: {attributes: {key: string}}, \(sibling("C")), \(sibling("D")),
-              T: {attributes: {key: string}, relationships: {cs: {destination: C, toMany: true, inverse: t, maxCount: 1},
+              T: {attributes: {key: string}, relationships: {cs: {destination: C, toMany: true, inverse: t, maxCount: \
+            1},
                 ds: {destination: D, toMany: true, inverse: t, maxCount: 1}}}}
             """,
             """
-            entities: {P: {attributes: {key: string}, relationships: {t: {destination: T, inverse: cs}}}, C: {parent: P}, D: {parent: P},
-              T: {attributes: {key: string}, relationships: {cs: {destination: P, toMany: true, inverse: t, maxCount: 1}}}}
+            entities: {P: {attributes: {key: string}, relationships: {t: {destination: T, inverse: cs}}}, C: {parent: \
+            P}, D: {parent: P},
+              T: {attributes: {key: string}, relationships: {cs: {destination: P, toMany: true, inverse: t, maxCount: \
+            1}}}}
             """,
         ]
         func scenario(dTarget: Int64) throws -> MigrationScenario {
@@ -147,7 +177,11 @@ import Testing
         let error = try #require(throws: (any Error).self) { try s.plan() }
         #expect(
             "\(error)".contains(
-                "T.cs allows at most 1 object, and the pairs it takes over from several source relationships break that: 1 row: Z_PK 1: 2 objects"),
+                """
+                T.cs allows at most 1 object, and the pairs it takes over from several source relationships break \
+                that: 1 row: Z_PK 1: 2 objects
+                """
+            ),
             "\(error)")
         // D 2 pointing at T 2: every T holds one, and the pairs are kept.
         let apart = try scenario(dTarget: 2)
@@ -162,7 +196,10 @@ import Testing
     /// own, or a C whose n is nil, refuses it (exit 4).
     @Test func aPropertyMovedUpAndMadeRequiredMigratesWhenEveryObjectHasAValue() throws {
         let versions = [
-            "entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {n: integer32?}}, D: {parent: P, attributes: {n: integer32?}}}",
+            """
+            entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {n: integer32?}}, D: {parent: P, \
+            attributes: {n: integer32?}}}
+            """,
             "entities: {P: {attributes: {key: string, n: integer32}}, C: {parent: P}, D: {parent: P}}",
         ]
         func scenario(extra: (entity: String, n: Int64?)?) throws -> MigrationScenario {
@@ -170,7 +207,12 @@ import Testing
             try s.withObjects { o in
                 try o.insert("C", values: ["key": .string("c1"), "n": .integer(5)])
                 try o.insert("D", values: ["key": .string("d2"), "n": .integer(7)])
-                if let extra { try o.insert(extra.entity, values: ["key": .string("x3")].merging(extra.n.map { ["n": .integer($0)] } ?? [:]) { a, _ in a }) }
+                if let extra {
+                    try o.insert(
+                        extra.entity,
+                        values: ["key": .string("x3")].merging(extra.n.map { ["n": .integer($0)] } ?? [:]) { a, _ in a }
+                    )
+                }
             }
             return s
         }
@@ -180,7 +222,9 @@ import Testing
         #expect(try s.fetch("P").map { $0.values["n"] } == [.integer(5), .integer(7)])
         let own = try scenario(extra: ("P", nil))
         defer { own.remove() }
-        #expect("\(try #require(throws: (any Error).self) { try own.plan() })".contains("P.n: new required attribute without a default or source"))
+        #expect(
+            "\(try #require(throws: (any Error).self) { try own.plan() })".contains(
+                "P.n: new required attribute without a default or source"))
         let nilValue = try scenario(extra: ("C", nil))
         defer { nilValue.remove() }
         #expect(
@@ -195,11 +239,13 @@ import Testing
             "H",
             versions: [
                 """
-                entities: {P: {attributes: {key: string}}, C: {parent: P, relationships: {t: {destination: T, inverse: cs}}},
+                entities: {P: {attributes: {key: string}}, C: {parent: P, relationships: {t: {destination: T, inverse: \
+                cs}}},
                   T: {attributes: {key: string}, relationships: {cs: {destination: C, toMany: true, inverse: t}}}}
                 """,
                 """
-                entities: {P: {attributes: {key: string}, relationships: {t: {destination: T, inverse: ps, optional: false}}}, C: {parent: P},
+                entities: {P: {attributes: {key: string}, relationships: {t: {destination: T, inverse: ps, optional: \
+                false}}}, C: {parent: P},
                   T: {attributes: {key: string}, relationships: {ps: {destination: P, toMany: true, inverse: t}}}}
                 """,
             ])
@@ -219,7 +265,10 @@ import Testing
         let s = try MigrationScenario(
             "H",
             versions: [
-                "entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {n: integer32?}}, D: {parent: P, attributes: {n: integer32?}}}",
+                """
+                entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {n: integer32?}}, D: {parent: P, \
+                attributes: {n: integer32?}}}
+                """,
                 "entities: {P: {attributes: {key: string, n: integer32?}}, C: {parent: P}, D: {parent: P}}",
                 "entities: {P: {attributes: {key: string, n: integer32}}, C: {parent: P}, D: {parent: P}}",
             ])
@@ -242,11 +291,14 @@ import Testing
             "H",
             versions: [
                 """
-                entities: {B: {attributes: {key: string}, relationships: {k2: {destination: E, toMany: true, inverse: n2}}},
-                  C: {attributes: {key: string}}, E: {parent: C, relationships: {n2: {destination: B, toMany: true, inverse: k2}}}}
+                entities: {B: {attributes: {key: string}, relationships: {k2: {destination: E, toMany: true, inverse: \
+                n2}}},
+                  C: {attributes: {key: string}}, E: {parent: C, relationships: {n2: {destination: B, toMany: true, \
+                inverse: k2}}}}
                 """,
                 """
-                entities: {B: {attributes: {key: string}, relationships: {k2: {destination: C, toMany: true, inverse: n2}}},
+                entities: {B: {attributes: {key: string}, relationships: {k2: {destination: C, toMany: true, inverse: \
+                n2}}},
                   C: {attributes: {key: string}, relationships: {n2: {destination: B, inverse: k2}}}, E: {parent: C}}
                 """,
             ])
@@ -257,7 +309,10 @@ import Testing
             try o.insert("E", values: ["key": .string("e1")], relationships: ["n2": [1, 2]])
         }
         let error = try #require(throws: (any Error).self) { try s.plan() }
-        #expect("\(error)".contains("E.n2 becomes to-one, and stored E objects have several destinations: 1 row: Z_PK 1: 2 destinations"), "\(error)")
+        #expect(
+            "\(error)".contains(
+                "E.n2 becomes to-one, and stored E objects have several destinations: 1 row: Z_PK 1: 2 destinations"),
+            "\(error)")
         #expect(try s.storeVersion() == 1)
     }
 
@@ -269,11 +324,13 @@ import Testing
             "H",
             versions: [
                 """
-                entities: {B: {attributes: {key: string}}, D: {parent: B, relationships: {m6: {destination: C, toMany: true, inverse: o6, ordered: true}}},
+                entities: {B: {attributes: {key: string}}, D: {parent: B, relationships: {m6: {destination: C, toMany: \
+                true, inverse: o6, ordered: true}}},
                   C: {attributes: {key: string}, relationships: {o6: {destination: D, inverse: m6}}}}
                 """,
                 """
-                entities: {B: {attributes: {key: string}, relationships: {m6: {destination: C, toMany: true, inverse: o6, ordered: true}}}, D: {parent: B},
+                entities: {B: {attributes: {key: string}, relationships: {m6: {destination: C, toMany: true, inverse: \
+                o6, ordered: true}}}, D: {parent: B},
                   C: {attributes: {key: string}, relationships: {o6: {destination: B, inverse: m6}}}}
                 """,
             ])

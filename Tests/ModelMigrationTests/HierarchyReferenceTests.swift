@@ -13,7 +13,10 @@ import Testing
 @Suite struct HierarchyReferenceTests {
     static let p = "P: {attributes: {key: string}, relationships: {xs: {destination: X, toMany: true, inverse: p}}}"
     static func x(required: Bool = false, to destination: String = "P") -> String {
-        "X: {attributes: {key: string}, relationships: {p: {destination: \(destination), inverse: xs\(required ? ", optional: false" : "")}}}"
+        """
+        X: {attributes: {key: string}, relationships: {p: {destination: \(destination), inverse: \
+        xs\(required ? ", optional: false" : "")}}}
+        """
     }
 
     /// P 1, C 2 (a P), X 1 → P 1, X 2 → C 2.
@@ -38,9 +41,14 @@ import Testing
         ])
         defer { s.remove() }
         let plan = try s.migrate(verify: true)
-        #expect(destructive(plan) == ["X.p: 1 reference to C objects, which are not migrated as P objects, will be removed"])
+        #expect(
+            destructive(plan) == ["X.p: 1 reference to C objects, which are not migrated as P objects, will be removed"]
+        )
         #expect(try s.rows("SELECT Z_PK, ZP FROM ZX ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, 1], [2, nil]])
-        #expect(try s.rows("SELECT Z_PK, ZKEY FROM ZC").map { [$0[0].int64.map(String.init), $0[1].string] } == [["2", "c1"]])
+        #expect(
+            try s.rows("SELECT Z_PK, ZKEY FROM ZC").map { [$0[0].int64.map(String.init), $0[1].string] } == [
+                ["2", "c1"]
+            ])
     }
 
     /// F3 with a required X.p: validation refuses the hop at plan, the store untouched.
@@ -54,7 +62,11 @@ import Testing
         let error = try #require(throws: (any Error).self) { try s.migrate() }
         #expect(
             "\(error)".contains(
-                "X.p is required, and stored X objects point to C objects, which are not migrated as P objects: 1 row: Z_PK 2"),
+                """
+                X.p is required, and stored X objects point to C objects, which are not migrated as P objects: 1 row: \
+                Z_PK 2
+                """
+            ),
             "\(error)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: s.storePath)) == before)
     }
@@ -77,21 +89,27 @@ import Testing
             try o.insert("C", values: ["key": .string("c1")], relationships: ["tags": [1, 2]])
         }
         let plan = try s.migrate(verify: true)
-        #expect(destructive(plan) == ["Tag.ps: 2 pairs to C objects, which are not migrated as P objects, will be removed"])
-        let join = try #require(try s.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%TAGS'").first?.first?.string)
+        #expect(
+            destructive(plan) == ["Tag.ps: 2 pairs to C objects, which are not migrated as P objects, will be removed"])
+        let join = try #require(
+            try s.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%TAGS'").first?.first?.string
+        )
         #expect(try s.rows("SELECT * FROM \(join)").map { $0.map(\.int64) } == [[1, 1]])
     }
 
     /// F7: X.p narrowed from P to its subentity C; X 1 pointed at a plain P.
     @Test func aDestinationNarrowedToASubentityDropsOtherObjects() throws {
-        let c = "C: {parent: P, attributes: {y: string?}, relationships: {xs: {destination: X, toMany: true, inverse: p}}}"
+        let c =
+            "C: {parent: P, attributes: {y: string?}, relationships: {xs: {destination: X, toMany: true, inverse: p}}}"
         let s = try Self.scenario([
             "entities: {\(Self.p), C: {parent: P, attributes: {y: string?}}, \(Self.x())}",
             "entities: {P: {attributes: {key: string}}, \(c), \(Self.x(to: "C"))}",
         ])
         defer { s.remove() }
         let plan = try s.migrate(verify: true)
-        #expect(destructive(plan) == ["X.p: 1 reference to P objects, which are not migrated as C objects, will be removed"])
+        #expect(
+            destructive(plan) == ["X.p: 1 reference to P objects, which are not migrated as C objects, will be removed"]
+        )
         #expect(try s.rows("SELECT Z_PK, ZP FROM ZX ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, nil], [2, 2]])
     }
 
@@ -126,7 +144,9 @@ import Testing
             try o.insert("X", values: ["key": .string("x2")], relationships: ["p": [2]])
         }
         let plan = try s.migrate(verify: true)
-        #expect(destructive(plan) == ["X.p: 1 reference to C objects, which are not migrated as P objects, will be removed"])
+        #expect(
+            destructive(plan) == ["X.p: 1 reference to C objects, which are not migrated as P objects, will be removed"]
+        )
         #expect(try s.rows("SELECT Z_PK, ZP FROM ZX ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, nil], [2, 2]])
     }
 
@@ -140,9 +160,13 @@ import Testing
         let s = try MigrationScenario(
             "H",
             versions: [
-                "entities: {\(p), C: {parent: P}, Tag: {attributes: {key: string}, relationships: {ps: {destination: P, toMany: true, inverse: tags}}}}",
                 """
-                entities: {\(p), C: {attributes: {key: string}, relationships: {tags: {destination: Tag, toMany: true, inverse: cs}}},
+                entities: {\(p), C: {parent: P}, Tag: {attributes: {key: string}, relationships: {ps: {destination: P, \
+                toMany: true, inverse: tags}}}}
+                """,
+                """
+                entities: {\(p), C: {attributes: {key: string}, relationships: {tags: {destination: Tag, toMany: true, \
+                inverse: cs}}},
                   Tag: {attributes: {key: string}, relationships: {ps: {destination: P, toMany: true, inverse: tags},
                     cs: {destination: C, toMany: true, inverse: tags}}}}
                 """,
@@ -157,7 +181,10 @@ import Testing
         try s.migrate(verify: true)
         #expect(try s.fetch("P").map { $0.relationships["tags"] ?? [] } == [[1]])
         #expect(try s.fetch("C").map { $0.relationships["tags"] ?? [] } == [[1, 2]])
-        #expect(try s.fetch("Tag").map { [$0.relationships["ps"] ?? [], $0.relationships["cs"] ?? []] } == [[[1], [2]], [[], [2]]])
+        #expect(
+            try s.fetch("Tag").map { [$0.relationships["ps"] ?? [], $0.relationships["cs"] ?? []] } == [
+                [[1], [2]], [[], [2]],
+            ])
     }
 
     /// One hop takes E out of D's hierarchy and makes D.o7 (a to-one E inherited)
@@ -169,9 +196,13 @@ import Testing
         let s = try MigrationScenario(
             "H",
             versions: [
-                "entities: {\(c), D: {attributes: {key: string}, relationships: {o7: {destination: C, inverse: m7}}}, E: {parent: D}}",
                 """
-                entities: {\(c), D: {attributes: {key: string}, relationships: {o7: {destination: C, toMany: true, inverse: m7}}},
+                entities: {\(c), D: {attributes: {key: string}, relationships: {o7: {destination: C, inverse: m7}}}, \
+                E: {parent: D}}
+                """,
+                """
+                entities: {\(c), D: {attributes: {key: string}, relationships: {o7: {destination: C, toMany: true, \
+                inverse: m7}}},
                   E: {attributes: {key: string}}}
                 """,
             ])

@@ -12,7 +12,9 @@ import Testing
     /// The store's rows, one text per object, as the version it holds reads them.
     static func rows(_ s: MigrationScenario, _ entity: String) throws -> [String] {
         try s.fetch(entity).map { object in
-            "\(object.primaryKey): " + object.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.displayText)" }.joined(separator: " ")
+            "\(object.primaryKey): "
+                + object.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.displayText)" }.joined(
+                    separator: " ")
         }
     }
 
@@ -90,7 +92,9 @@ import Testing
             #expect(throws: PlanningError.self) { try result.get() }
             #expect("\(result)".contains("hop 1 → 2 of Fuse cannot migrate this store's data"), "\(result)")
         }
-        let (fusedClean, steppedClean) = try Self.bothWays(versions) { o in try o.insert("A", values: ["p": .integer(7)]) }
+        let (fusedClean, steppedClean) = try Self.bothWays(versions) { o in
+            try o.insert("A", values: ["p": .integer(7)])
+        }
         #expect(try steppedClean.get() == ["1: p=7"])
         #expect(try fusedClean.get() == steppedClean.get())
     }
@@ -102,8 +106,14 @@ import Testing
         let versions = [
             "entities:\n  A:\n    attributes:\n      name: string\n",
             "entities:\n  A:\n    attributes:\n      name: string\n      x: { type: integer32, default: 40000 }\n",
-            "entities:\n  A:\n    attributes:\n      name: string\n      x: { type: integer32, default: 40000 }\n      y: string?\n",
-            "entities:\n  A:\n    attributes:\n      name: string\n      x: { type: integer32, default: 5 }\n      y: string?\n",
+            """
+            entities:\n  A:\n    attributes:\n      name: string\n      x: { type: integer32, default: 40000 }\n      \
+            y: string?\n
+            """,
+            """
+            entities:\n  A:\n    attributes:\n      name: string\n      x: { type: integer32, default: 5 }\n      y: \
+            string?\n
+            """,
         ]
         let (fused, stepped) = try Self.bothWays(versions) { o in try o.insert("A", values: ["name": .string("a")]) }
         #expect(try stepped.get() == [#"1: name="a" x=40000"#])
@@ -119,8 +129,14 @@ import Testing
             "entities:\n  A:\n    attributes:\n      name: string\n",
             "entities:\n  A:\n    attributes:\n      name: string\n      p9: integer64?\n",
             "entities:\n  A:\n    attributes:\n      name: string\n      p9: integer64?\n      y: string?\n",
-            "entities:\n  A:\n    attributes:\n      name: string\n      p11: { type: integer64, optional: true, renamedFrom: p9 }\n      y: string?\n",
-            "entities:\n  A:\n    attributes:\n      name: string\n      p11: { type: integer64, optional: true, default: 5 }\n      y: string?\n",
+            """
+            entities:\n  A:\n    attributes:\n      name: string\n      p11: { type: integer64, optional: true, \
+            renamedFrom: p9 }\n      y: string?\n
+            """,
+            """
+            entities:\n  A:\n    attributes:\n      name: string\n      p11: { type: integer64, optional: true, \
+            default: 5 }\n      y: string?\n
+            """,
         ]
         let (fused, stepped) = try Self.bothWays(versions) { o in try o.insert("A", values: ["name": .string("a")]) }
         #expect(try stepped.get() == [#"1: name="a""#])
@@ -132,7 +148,10 @@ import Testing
         let versions = [
             "entities:\n  A:\n    attributes:\n      name: string\n      old: string?\n",
             "entities:\n  A:\n    attributes:\n      name: string\n      x: { type: integer32, default: 5 }\n",
-            "entities:\n  A:\n    attributes:\n      name: string\n      x: { type: integer32, default: 5 }\n      y: string?\n",
+            """
+            entities:\n  A:\n    attributes:\n      name: string\n      x: { type: integer32, default: 5 }\n      y: \
+            string?\n
+            """,
         ]
         let s = try MigrationScenario("Fuse", versions: versions)
         defer { s.remove() }
@@ -150,7 +169,9 @@ import Testing
             "entities:\n  A:\n    attributes:\n      name: string\n",
             "entities:\n  A:\n    attributes:\n      name: string\n      b: string?\n",
             "entities:\n  A:\n    attributes:\n      name: string\n      b: string?\n      c: string?\n",
-            "entities:\n  A:\n    attributes:\n      name: string\n      b: string?\n      c: string?\n      d: string\n",
+            """
+            entities:\n  A:\n    attributes:\n      name: string\n      b: string?\n      c: string?\n      d: string\n
+            """,
         ]
         let s = try MigrationScenario("Route", versions: versions)
         defer { s.remove() }
@@ -160,7 +181,9 @@ import Testing
         try s.withObjects { try $0.insert("A", values: ["name": .string("a")]) }
         let plan = try s.plan()
         #expect(plan.path.pieces.map { [$0.from, $0.to] } == [[1, 2], [2, 4]])
-        #expect(plan.path.pieces[0].reason.contains("1-to-3.yaml leads to no route from version 3 to 4"), "\(plan.path.pieces[0].reason)")
+        #expect(
+            plan.path.pieces[0].reason.contains("1-to-3.yaml leads to no route from version 3 to 4"),
+            "\(plan.path.pieces[0].reason)")
         try Migrator().apply(plan)
         #expect(
             try s.fetch("A").map { [$0.values["b"], $0.values["c"], $0.values["d"]] } == [
@@ -194,7 +217,9 @@ import Testing
         let exact = try MigrationScenario("Serials", versions: Self.serials)
         defer { exact.remove() }
         try exact.withObjects { o in
-            for value: Int64 in [5, 9_007_199_254_740_992, -1 << 60] { try o.insert("A", values: ["serial": .integer(value)]) }
+            for value: Int64 in [5, 9_007_199_254_740_992, -1 << 60] {
+                try o.insert("A", values: ["serial": .integer(value)])
+            }
         }
         #expect(try exact.plan().warnings.isEmpty)
     }
@@ -238,7 +263,10 @@ import Testing
             let planning = PlanningError(classifying: error)
             return planning.kind == .noPath
                 && planning.message.contains(
-                    "Item.owner is a new required to-one relationship, and stored Item objects would have no destination")
+                    """
+                    Item.owner is a new required to-one relationship, and stored Item objects would have no destination
+                    """
+                )
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before)
     }
@@ -351,7 +379,8 @@ import Testing
         let s = try MigrationScenario(
             "Fz",
             versions: [
-                "entities: {A: {attributes: {key: string}}}", "entities: {A: {attributes: {key: string, x: integer16?}}}",
+                "entities: {A: {attributes: {key: string}}}",
+                "entities: {A: {attributes: {key: string, x: integer16?}}}",
                 "entities: {A: {attributes: {key: string, x: {type: integer16, optional: true, default: 5}}}}",
             ])
         defer { s.remove() }
@@ -366,7 +395,8 @@ import Testing
         let s = try MigrationScenario(
             "Fz",
             versions: [
-                "entities: {A: {attributes: {key: string, n: integer64?}}}", "entities: {A: {attributes: {key: string, m: {type: integer64, default: 5}}}}",
+                "entities: {A: {attributes: {key: string, n: integer64?}}}",
+                "entities: {A: {attributes: {key: string, m: {type: integer64, default: 5}}}}",
             ])
         defer { s.remove() }
         try s.withObjects { try $0.insert("A", values: ["key": .string("A1")]) }
@@ -381,7 +411,11 @@ import Testing
 /// run, seed 42 trial 45, where the new D was renamed into C).
 @Suite struct EntitySwapTests {
     @Test func swappedEntitiesTakeEachOthersObjects() throws {
-        let version = "entities: {C: {attributes: {key: string, n: integer16?}, uniqueness: [[key]]}, D: {attributes: {key: string}}}"
+        let version =
+            """
+            entities: {C: {attributes: {key: string, n: integer16?}, uniqueness: [[key]]}, D: {attributes: {key: \
+            string}}}
+            """
         let s = try MigrationScenario("Fz", versions: [version, version])
         defer { s.remove() }
         try s.withObjects { o in

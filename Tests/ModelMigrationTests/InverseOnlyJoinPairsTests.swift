@@ -46,7 +46,9 @@ import Testing
         """
     /// Version 2 with `Item.box` made to-many (a many-to-many with `Box.cards`).
     static func v3() throws -> String {
-        try edit(v2, "box: { destination: Box, optional: true, inverse: cards }", "box: { destination: Box, toMany: true, inverse: cards }")
+        try edit(
+            v2, "box: { destination: Box, optional: true, inverse: cards }",
+            "box: { destination: Box, toMany: true, inverse: cards }")
     }
 
     @Test(arguments: [MigrationPath.Preference.automatic, .direct])

@@ -5,7 +5,8 @@ import Testing
 @Suite struct JSONValueTests {
     @Test func keepsNumbersExactly() throws {
         let value = try JSONValue.parse(#"{"a": 9223372036854775807, "b": 0.10, "c": -1e-7}"#)
-        #expect(value == .object([("a", .number("9223372036854775807")), ("b", .number("0.10")), ("c", .number("-1e-7"))]))
+        #expect(
+            value == .object([("a", .number("9223372036854775807")), ("b", .number("0.10")), ("c", .number("-1e-7"))]))
     }
 
     @Test func decodesEscapesAndSurrogates() throws {
@@ -14,7 +15,9 @@ import Testing
     }
 
     @Test func writesCompactTextThatParsesBack() throws {
-        let value = JSONValue.object([("name", .string("Zoë \"Z\"\t")), ("n", .number("12")), ("list", .array([.null]))])
+        let value = JSONValue.object([
+            ("name", .string("Zoë \"Z\"\t")), ("n", .number("12")), ("list", .array([.null])),
+        ])
         #expect(value.text == #"{"name":"Zoë \"Z\"\t","n":12,"list":[null]}"#)
         #expect(try JSONValue.parse(value.text) == value)
     }

@@ -15,7 +15,8 @@ import Testing
     /// to the other side (`Z_1BLOCKEDBY` → `Z_1BLOCKS`, Docs/StoreNaming.md): one
     /// `ALTER TABLE … RENAME`, no copy, the index moving with the table.
     @Test func aPairChangingSidesIsRenamedInPlace() throws {
-        let s = try MigrationScenario("Accounts", versions: [NamingFixtures.accounts, NamingFixtures.accountsWithModel])
+        let s = try MigrationScenario(
+            "Accounts", versions: [NamingFixtures.accounts, NamingFixtures.accountsWithModel])
         defer { s.remove() }
         try ShiftingNamesTests.markAsCoreDataStore(s)
         try s.withObjects { o in
@@ -36,7 +37,10 @@ import Testing
                 #"index build over 3 rows: CREATE INDEX "Z_1BLOCKS_Z_1BLOCKS_INDEX" ON "Z_1BLOCKS" ("#
                     + #""Z_1BLOCKS" COLLATE BINARY ASC, "Z_1BLOCKEDBY" COLLATE BINARY ASC)"#,
                 "O(1): UPDATE Z_PRIMARYKEY SET Z_NAME = 'Account', Z_SUPER = 0 WHERE Z_ENT = 1; "
-                    + #"UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, coalesce((SELECT max(Z_PK) FROM "ZACCOUNT"), 0)) WHERE Z_ENT = 1"#,
+                    + #"""
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, coalesce((SELECT max(Z_PK) FROM "ZACCOUNT"), 0)) WHERE \#
+                    Z_ENT = 1
+                    """#,
             ])
         try s.migrate()
         #expect(try s.columns("Z_1BLOCKS") == ["Z_1BLOCKS", "Z_1BLOCKEDBY"])
@@ -44,7 +48,9 @@ import Testing
         #expect(
             try s.rows("SELECT Z_1BLOCKS, Z_1BLOCKEDBY FROM Z_1BLOCKS ORDER BY 1, 2")
                 == [[.integer(1), .integer(2)], [.integer(1), .integer(3)], [.integer(2), .integer(3)]])
-        #expect(try ShiftingNamesTests.indexColumns(s, "Z_1BLOCKS") == ["Z_1BLOCKS_Z_1BLOCKS_INDEX(Z_1BLOCKS,Z_1BLOCKEDBY)"])
+        #expect(
+            try ShiftingNamesTests.indexColumns(s, "Z_1BLOCKS") == ["Z_1BLOCKS_Z_1BLOCKS_INDEX(Z_1BLOCKS,Z_1BLOCKEDBY)"]
+        )
         let accounts = try s.fetch("Account")
         #expect(accounts.map { $0.relationships["blocks"] ?? [] } == [[], [1], [1, 2]])
         #expect(accounts.map { $0.relationships["blockedBy"] ?? [] } == [[2, 3], [3], []])
@@ -83,7 +89,8 @@ import Testing
                   name: string?
                   location: { type: composite, composite: Location, optional: true }
             """
-        let s = try MigrationScenario("Places", versions: ["entities:\n  Place:\n    attributes: { name: string? }", v2])
+        let s = try MigrationScenario(
+            "Places", versions: ["entities:\n  Place:\n    attributes: { name: string? }", v2])
         defer { s.remove() }
         do {
             _ = try s.plan()
@@ -91,8 +98,11 @@ import Testing
         } catch let error as PlanningError {
             #expect(error.kind == .noPath)
             #expect(
-                error.message == "\(s.storePath): version 2 of Places has composite attributes (Place.location): how Core Data stores them "
-                    + "in SQLite is not proven by any store at hand, so this toolkit does not create, migrate or read stores of this version "
+                error.message
+                    == "\(s.storePath): version 2 of Places has composite attributes (Place.location): how Core Data "
+                    + "stores them "
+                    + "in SQLite is not proven by any store at hand, so this toolkit does not create, migrate or read "
+                    + "stores of this version "
                     + "(import, export, validate and compile work)")
         }
         #expect(try s.storeVersion() == 1)

@@ -24,7 +24,10 @@ import Testing
         let warnings = try Self.destructive(
             [
                 "entities:\n  A:\n    attributes: { key: string, x: integer32?, z: integer32? }\n",
-                "entities:\n  A:\n    attributes:\n      key: string\n      y: { type: integer32, optional: true, renamedFrom: x }\n"
+                """
+                entities:\n  A:\n    attributes:\n      key: string\n      y: { type: integer32, optional: true, \
+                renamedFrom: x }\n
+                """
                     + "      z: { type: integer32, default: 1 }\n",
                 "entities:\n  A:\n    attributes: { key: string, z: { type: integer32, default: 1 } }\n",
             ],
@@ -34,7 +37,10 @@ import Testing
             })
         #expect(
             warnings == [
-                "A.y is dropped: the values an earlier hop of this run writes into it will be lost (not counted: they are not in the store before the apply)"
+                """
+                A.y is dropped: the values an earlier hop of this run writes into it will be lost (not counted: they \
+                are not in the store before the apply)
+                """
             ], "\(warnings)")
     }
 
@@ -42,15 +48,23 @@ import Testing
     @Test func aRenamedEntityRemovedLaterIsALoss() throws {
         let warnings = try Self.destructive(
             [
-                "entities:\n  A:\n    attributes: { key: string, x: integer32? }\n  K:\n    attributes: { key: string }\n",
-                "entities:\n  B:\n    renamedFrom: A\n    attributes: { key: string, x: integer32? }\n  K:\n    attributes: { key: string }\n",
+                """
+                entities:\n  A:\n    attributes: { key: string, x: integer32? }\n  K:\n    attributes: { key: string }\n
+                """,
+                """
+                entities:\n  B:\n    renamedFrom: A\n    attributes: { key: string, x: integer32? }\n  K:\n    \
+                attributes: { key: string }\n
+                """,
                 "entities:\n  K:\n    attributes: { key: string }\n",
             ],
             seed: { o in
                 try o.insert("A", values: ["key": .string("a1"), "x": .integer(1)])
                 try o.insert("K", values: ["key": .string("k")])
             })
-        #expect(warnings.contains { $0.hasPrefix("table ZB is dropped with its rows (entity B removed; an earlier hop of this run makes it") }, "\(warnings)")
+        #expect(
+            warnings.contains {
+                $0.hasPrefix("table ZB is dropped with its rows (entity B removed; an earlier hop of this run makes it")
+            }, "\(warnings)")
     }
 }
 
@@ -60,8 +74,15 @@ import Testing
 /// exit 0, and `load` refused the migrated dump).
 @Suite struct HierarchyMemberCountTests {
     @Test func aSubentityLeavingTheHierarchyCannotEmptyAMinCount() throws {
-        let item = "  Item:\n    attributes: { key: string }\n    relationships:\n      p: { destination: P, inverse: items }\n"
-        let p = "  P:\n    attributes: { key: string }\n    relationships:\n      items: { destination: Item, toMany: true, inverse: p, minCount: 2 }\n"
+        let item =
+            """
+              Item:\n    attributes: { key: string }\n    relationships:\n      p: { destination: P, inverse: items }\n
+            """
+        let p =
+            """
+              P:\n    attributes: { key: string }\n    relationships:\n      items: { destination: Item, toMany: true, \
+            inverse: p, minCount: 2 }\n
+            """
         let s = try MigrationScenario(
             "Members",
             versions: [

@@ -37,7 +37,9 @@ import Testing
     static func versions(seed: UInt64) -> [String] {
         var random = Random(state: seed)
         let pool = ["Alpha", "Book", "Card", "Deck", "Echo", "Fern", "Gate", "Hill"]
-        var entities = pool.prefix(3 + random.below(2)).map { Entity(name: $0, attributes: [("title", "string?", nil, false)]) }
+        var entities = pool.prefix(3 + random.below(2)).map {
+            Entity(name: $0, attributes: [("title", "string?", nil, false)])
+        }
         var texts: [String] = []
         var counter = 0
         let count = 3 + random.below(2)
@@ -52,17 +54,28 @@ import Testing
                     counter += 1
                     let index = random.below(entities.count)
                     switch random.below(7) {
-                    case 0 where entities[index].parent == nil && !entities.contains(where: { $0.parent == entities[index].name }):
+                    case 0
+                    where entities[index].parent == nil
+                        && !entities.contains(where: { $0.parent == entities[index].name }):
                         // Rename an entity (its relationships' destinations follow).
                         let old = entities[index].name
-                        let new = pool.first { name in !entities.contains { $0.name == name || $0.renamedFrom == name } && name != old } ?? "Zeta\(counter)"
+                        let new =
+                            pool.first { name in
+                                !entities.contains { $0.name == name || $0.renamedFrom == name } && name != old
+                            } ?? "Zeta\(counter)"
                         entities[index].name = new
                         entities[index].renamedFrom = old
                         for e in entities.indices {
-                            for r in entities[e].toMany.indices where entities[e].toMany[r].destination == old { entities[e].toMany[r].destination = new }
+                            for r in entities[e].toMany.indices where entities[e].toMany[r].destination == old {
+                                entities[e].toMany[r].destination = new
+                            }
                         }
                     case 1:
-                        entities[index].attributes.append(("field\(counter)", ["string?", "integer32?", "double?"][random.below(3)], nil, random.chance(30)))
+                        entities[index].attributes.append(
+                            (
+                                "field\(counter)", ["string?", "integer32?", "double?"][random.below(3)], nil,
+                                random.chance(30)
+                            ))
                     case 2 where entities[index].attributes.count > 1:
                         let a = 1 + random.below(entities[index].attributes.count - 1)
                         entities[index].attributes[a].renamedFrom = entities[index].attributes[a].name
@@ -72,7 +85,9 @@ import Testing
                     case 4:
                         // A many-to-many pair with another root entity.
                         let others = entities.indices.filter { $0 != index && entities[$0].parent == nil }
-                        guard entities[index].parent == nil, let other = others.isEmpty ? nil : others[random.below(others.count)] else { continue }
+                        guard entities[index].parent == nil,
+                            let other = others.isEmpty ? nil : others[random.below(others.count)]
+                        else { continue }
                         let mine = "links\(counter)", theirs = "backs\(counter)"
                         entities[index].toMany.append((mine, entities[other].name, theirs, nil))
                         entities[other].toMany.append((theirs, entities[index].name, mine, nil))
@@ -89,8 +104,13 @@ import Testing
                             entities[other].toMany[back].inverse = new
                         }
                     case 6 where entities.count < 6 && entities[index].parent == nil:
-                        let name = pool.first { name in !entities.contains { $0.name == name || $0.renamedFrom == name } } ?? "Kid\(counter)"
-                        entities.append(Entity(name: name, parent: entities[index].name, attributes: [("extra\(counter)", "string?", nil, false)]))
+                        let name =
+                            pool.first { name in !entities.contains { $0.name == name || $0.renamedFrom == name } }
+                            ?? "Kid\(counter)"
+                        entities.append(
+                            Entity(
+                                name: name, parent: entities[index].name,
+                                attributes: [("extra\(counter)", "string?", nil, false)]))
                     default:
                         entities[index].attributes[0].indexed.toggle()
                     }
@@ -165,12 +185,16 @@ import Testing
             return result
         }
         var lines: [String] = []
-        for table in try connection.tables() where !table.hasPrefix("Z_") || table.first(where: { $0.isNumber }) != nil {
-            guard table != "Z_PRIMARYKEY", table != "Z_METADATA", table != "Z_MODELCACHE", !table.hasPrefix("MM_") else { continue }
+        for table in try connection.tables() where !table.hasPrefix("Z_") || table.first(where: { $0.isNumber }) != nil
+        {
+            guard table != "Z_PRIMARYKEY", table != "Z_METADATA", table != "Z_MODELCACHE", !table.hasPrefix("MM_")
+            else { continue }
             let columns = try connection.columns(of: table).map { normalize($0.name) }
             lines.append("table \(normalize(table)): \(columns.sorted().joined(separator: ", "))")
         }
-        for row in try connection.prepare("SELECT name, tbl_name FROM sqlite_schema WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%'").rows() {
+        for row in try connection.prepare(
+            "SELECT name, tbl_name FROM sqlite_schema WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%'"
+        ).rows() {
             guard let name = row[0].string, let table = row[1].string else { continue }
             let info = try connection.prepare("SELECT name FROM pragma_index_info(?)")
             try info.bind([.text(name)])
@@ -233,7 +257,12 @@ import Testing
         do {
             try migrated.migrate()
         } catch {
-            Issue.record("seed \(seed), from version \(start): \(error)\n\(versions.enumerated().map { "--- \($0.offset + 1)\n\($0.element)" }.joined())")
+            Issue.record(
+                """
+                seed \(seed), from version \(start): \
+                \(error)\n\(versions.enumerated().map { "--- \($0.offset + 1)\n\($0.element)" }.joined())
+                """
+            )
             return
         }
         #expect(try migrated.storeVersion() == versions.count)

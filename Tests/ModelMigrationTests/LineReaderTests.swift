@@ -8,7 +8,8 @@ import Testing
 /// end open.
 @Suite struct LineReaderTests {
     static func temporary(_ name: String) -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("LineReaderTests-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "LineReaderTests-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.appendingPathComponent(name).path
     }
@@ -31,7 +32,8 @@ import Testing
         expected.insert(String(repeating: "x", count: 200_000), at: 7_000)
         expected.insert("", at: 100)
         expected.append("ü-last")
-        let text = expected.enumerated().map { $0.offset % 3 == 0 ? $0.element + "\r\n" : $0.element + "\n" }.joined().dropLast()
+        let text = expected.enumerated().map { $0.offset % 3 == 0 ? $0.element + "\r\n" : $0.element + "\n" }.joined()
+            .dropLast()
         let path = Self.temporary("list.txt")
         defer { Self.remove(path) }
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))

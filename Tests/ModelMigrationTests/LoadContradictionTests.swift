@@ -53,7 +53,9 @@ private let model = """
         defer { try? store.close() }
         let access = try ObjectAccess(store: store, version: version)
         do {
-            try ObjectJSONLines.load(access, entity: nil, reader: JSONLinesReader(bytes: Array(lines.joined(separator: "\n").utf8)), file: "f")
+            try ObjectJSONLines.load(
+                access, entity: nil, reader: JSONLinesReader(bytes: Array(lines.joined(separator: "\n").utf8)),
+                file: "f")
         } catch {
             return .refused(String(describing: error))
         }
@@ -65,12 +67,17 @@ private let model = """
             }
         }
         var pairs: [String] = []
-        for (table, column) in [("ZBOOK", "ZFOLDER"), ("ZBOOK", "ZSHELF"), ("ZBOOK", "ZCOVER"), ("ZCOVER", "ZBOOK"), ("ZNODE", "ZPARENT")] {
-            pairs += try integers("SELECT Z_PK, \(column) FROM \(table) WHERE \(column) IS NOT NULL ORDER BY Z_PK").map {
+        for (table, column) in [
+            ("ZBOOK", "ZFOLDER"), ("ZBOOK", "ZSHELF"), ("ZBOOK", "ZCOVER"), ("ZCOVER", "ZBOOK"), ("ZNODE", "ZPARENT"),
+        ] {
+            pairs += try integers("SELECT Z_PK, \(column) FROM \(table) WHERE \(column) IS NOT NULL ORDER BY Z_PK").map
+            {
                 "\(table).\(column) \($0[0]) → \($0[1])"
             }
         }
-        pairs += try integers("SELECT Z_3FOLDERS, Z_7TAGS FROM Z_3TAGS ORDER BY 1, 2").map { "tags \($0[0]) → \($0[1])" }
+        pairs += try integers("SELECT Z_3FOLDERS, Z_7TAGS FROM Z_3TAGS ORDER BY 1, 2").map {
+            "tags \($0[0]) → \($0[1])"
+        }
         var lists: [String: [Int64]] = [:]
         for (name, sql) in [
             ("books", "SELECT ZFOLDER, Z_PK, Z_FOK_FOLDER FROM ZBOOK WHERE ZFOLDER IS NOT NULL ORDER BY 1, 3"),
@@ -99,7 +106,10 @@ private let model = """
     }
 
     @Test func aCoverForTwoBooksIsRefusedInEveryOrder() throws {
-        let lines = [#"{"_pk":1,"_entity":"Cover","book":1}"#, #"{"_pk":1,"_entity":"Book"}"#, #"{"_pk":2,"_entity":"Book","cover":1}"#]
+        let lines = [
+            #"{"_pk":1,"_entity":"Cover","book":1}"#, #"{"_pk":1,"_entity":"Book"}"#,
+            #"{"_pk":2,"_entity":"Book","cover":1}"#,
+        ]
         for order in [[0, 1, 2], [1, 0, 2], [1, 2, 0], [2, 1, 0], [0, 2, 1], [2, 0, 1]] {
             let loaded = try Self.load(order.map { lines[$0] })
             guard case .refused(let message) = loaded else {
@@ -109,16 +119,24 @@ private let model = """
             #expect(message.contains("already the"), "\(message)")
         }
         // A book naming another cover than the one naming it.
-        let other = [#"{"_pk":1,"_entity":"Cover","book":1}"#, #"{"_pk":1,"_entity":"Book","cover":2}"#, #"{"_pk":2,"_entity":"Cover"}"#]
+        let other = [
+            #"{"_pk":1,"_entity":"Cover","book":1}"#, #"{"_pk":1,"_entity":"Book","cover":2}"#,
+            #"{"_pk":2,"_entity":"Cover"}"#,
+        ]
         #expect(
             try Self.load(other)
                 == .refused(
-                    "f:2: Book.cover: Book 1 (line 2) is already the book of Cover 1 (line 1), which another line gave it; this line names Cover 2 (line 3)"))
+                    """
+                    f:2: Book.cover: Book 1 (line 2) is already the book of Cover 1 (line 1), which another line gave \
+                    it; this line names Cover 2 (line 3)
+                    """
+                ))
     }
 
     @Test func twoOwnersForOneBookAreRefusedInEveryOrder() throws {
         let lines = [
-            #"{"_pk":2,"_entity":"Folder","books":[1]}"#, #"{"_pk":1,"_entity":"Book","folder":1}"#, #"{"_pk":1,"_entity":"Folder"}"#,
+            #"{"_pk":2,"_entity":"Folder","books":[1]}"#, #"{"_pk":1,"_entity":"Book","folder":1}"#,
+            #"{"_pk":1,"_entity":"Folder"}"#,
         ]
         for order in [[0, 1, 2], [1, 0, 2], [1, 2, 0], [2, 1, 0], [0, 2, 1], [2, 0, 1]] {
             let loaded = try Self.load(order.map { lines[$0] })
@@ -136,7 +154,10 @@ private let model = """
         let books = (1...4).map { #"{"_pk":\#($0),"_entity":"Book"}"# }
         let shelf = #"{"_pk":1,"_entity":"Shelf","books":[1,2,3]}"#
         let fourth = #"{"_pk":4,"_entity":"Book","shelf":1}"#
-        for lines in [[fourth, shelf] + books.prefix(3), [shelf, fourth] + books.prefix(3), Array(books.prefix(3)) + [fourth, shelf]] {
+        for lines in [
+            [fourth, shelf] + books.prefix(3), [shelf, fourth] + books.prefix(3),
+            Array(books.prefix(3)) + [fourth, shelf],
+        ] {
             let loaded = try Self.load(lines)
             guard case .refused(let message) = loaded else {
                 Issue.record("accepted: \(lines)")
@@ -151,13 +172,18 @@ private let model = """
     /// the owner: the list's order, no two members at one place.
     @Test func aManyToManyGivenWholeKeepsItsOrder() throws {
         let lines = [
-            #"{"_pk":1,"_entity":"Folder","tags":[3,2,1]}"#, #"{"_pk":1,"_entity":"Tag"}"#, #"{"_pk":2,"_entity":"Tag","folders":[1]}"#,
+            #"{"_pk":1,"_entity":"Folder","tags":[3,2,1]}"#, #"{"_pk":1,"_entity":"Tag"}"#,
+            #"{"_pk":2,"_entity":"Tag","folders":[1]}"#,
             #"{"_pk":3,"_entity":"Tag"}"#,
         ]
-        #expect(try Self.order(lines, "SELECT Z_7TAGS FROM Z_3TAGS WHERE Z_3FOLDERS = 1 ORDER BY Z_FOK_7TAGS") == [3, 2, 1])
+        #expect(
+            try Self.order(lines, "SELECT Z_7TAGS FROM Z_3TAGS WHERE Z_3FOLDERS = 1 ORDER BY Z_FOK_7TAGS") == [3, 2, 1])
         // A tag the list does not name stays before the list, at its own place.
         let other = [#"{"_pk":4,"_entity":"Tag","folders":[1]}"#] + lines
-        #expect(try Self.order(other, "SELECT Z_7TAGS FROM Z_3TAGS WHERE Z_3FOLDERS = 1 ORDER BY Z_FOK_7TAGS") == [4, 3, 2, 1])
+        #expect(
+            try Self.order(other, "SELECT Z_7TAGS FROM Z_3TAGS WHERE Z_3FOLDERS = 1 ORDER BY Z_FOK_7TAGS") == [
+                4, 3, 2, 1,
+            ])
         guard case .stored(_, let lists) = try Self.load(other) else { return }
         for (name, places) in lists { #expect(Set(places).count == places.count, "\(name): \(places)") }
     }
@@ -168,26 +194,38 @@ private let model = """
     @Test func aRefusedOwnerIsReportedOnce() throws {
         let books = (1...4).map { #"{"_pk":\#($0),"_entity":"Book","shelf":1}"# }
         let unknownField = try Self.load(books + [#"{"_pk":1,"_entity":"Shelf","color":"red"}"#])
-        #expect(unknownField == .refused("f:5: Shelf.color: no such attribute or relationship (Shelf has books)"), "\(unknownField)")
+        #expect(
+            unknownField == .refused("f:5: Shelf.color: no such attribute or relationship (Shelf has books)"),
+            "\(unknownField)")
         // Over its maxCount: every line says so, none that the shelf does not exist.
-        guard case .refused(let message) = try Self.load(books + [#"{"_pk":1,"_entity":"Shelf","books":[1,2,3]}"#]) else {
+        guard case .refused(let message) = try Self.load(books + [#"{"_pk":1,"_entity":"Shelf","books":[1,2,3]}"#])
+        else {
             Issue.record("accepted")
             return
         }
-        for line in message.split(separator: "\n") { #expect(line.contains("(3)") || line.contains("at most 3"), "\(line)") }
+        for line in message.split(separator: "\n") {
+            #expect(line.contains("(3)") || line.contains("at most 3"), "\(line)")
+        }
     }
 
     /// A `_position` at the largest integer leaves no place after it: the next member
     /// is refused, not a crash.
     @Test func noPlaceAfterTheLargestIsRefused() throws {
         let lines = [
-            #"{"_pk":1,"_entity":"Node"}"#, #"{"_pk":2,"_entity":"Node","parent":1,"_position":{"parent":9223372036854775807}}"#,
+            #"{"_pk":1,"_entity":"Node"}"#,
+            #"{"_pk":2,"_entity":"Node","parent":1,"_position":{"parent":9223372036854775807}}"#,
             #"{"_pk":3,"_entity":"Node","parent":1}"#,
         ]
         #expect(
             try Self.load(lines)
-                == .refused("f:3: Node.parent: no place is left in the list of object 1: a member is at 9223372036854775807, the last place there is"))
-        let whole = Array(lines.prefix(2)) + [#"{"_pk":3,"_entity":"Node"}"#, #"{"_pk":4,"_entity":"Node","children":[3]}"#]
+                == .refused(
+                    """
+                    f:3: Node.parent: no place is left in the list of object 1: a member is at 9223372036854775807, \
+                    the last place there is
+                    """
+                ))
+        let whole =
+            Array(lines.prefix(2)) + [#"{"_pk":3,"_entity":"Node"}"#, #"{"_pk":4,"_entity":"Node","children":[3]}"#]
         #expect(try Self.load(whole) != .refused(""))
     }
 
@@ -202,8 +240,20 @@ private let model = """
         var lines: [String] = []
         for key in 1...pick(1...3) {
             var line = #"{"_pk":\#(key),"_entity":"\#(some(3) ? "SpecialFolder" : "Folder")""#
-            if some(3) { line += #","books":[\#(Set((0..<pick(1...3)).map { _ in pick(1...6) }).map(String.init).joined(separator: ","))]"# }
-            if some(3) { line += #","tags":[\#(Set((0..<pick(1...3)).map { _ in pick(1...3) }).map(String.init).joined(separator: ","))]"# }
+            if some(3) {
+                line +=
+                    #"""
+                    ,"books":[\#
+                    \#(Set((0..<pick(1...3)).map { _ in pick(1...6) }).map(String.init).joined(separator: ","))]
+                    """#
+            }
+            if some(3) {
+                line +=
+                    #"""
+                    ,"tags":[\#
+                    \#(Set((0..<pick(1...3)).map { _ in pick(1...3) }).map(String.init).joined(separator: ","))]
+                    """#
+            }
             lines.append(line + "}")
         }
         for key in 1...6 {
@@ -214,8 +264,12 @@ private let model = """
             lines.append(line + "}")
         }
         lines.append(#"{"_pk":1,"_entity":"Shelf"\#(some(2) ? #","books":[1,2,3]"# : "")}"#)
-        for key in 1...2 { lines.append(#"{"_pk":\#(key),"_entity":"Cover"\#(some(3) ? #","book":\#(pick(1...6))"# : "")}"#) }
-        for key in 1...3 { lines.append(#"{"_pk":\#(key),"_entity":"Tag"\#(some(4) ? #","folders":[\#(pick(1...3))]"# : "")}"#) }
+        for key in 1...2 {
+            lines.append(#"{"_pk":\#(key),"_entity":"Cover"\#(some(3) ? #","book":\#(pick(1...6))"# : "")}"#)
+        }
+        for key in 1...3 {
+            lines.append(#"{"_pk":\#(key),"_entity":"Tag"\#(some(4) ? #","folders":[\#(pick(1...3))]"# : "")}"#)
+        }
         var outcomes: [Loaded] = []
         for _ in 0..<4 { outcomes.append(try Self.load(lines.shuffled(using: &random))) }
         let refused = outcomes.map { if case .refused = $0 { true } else { false } }

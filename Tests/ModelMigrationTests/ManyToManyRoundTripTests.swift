@@ -22,8 +22,12 @@ private let model = """
     /// The store's lists, both sides: `Album 1: [songs]`, `Song 1: [albums]`.
     static func lists(_ store: Store) throws -> [String] {
         var lists: [String] = []
-        for (owner, member, order, name) in [("Z_1ALBUMS", "Z_2SONGS", "Z_FOK_2SONGS", "Album"), ("Z_2SONGS", "Z_1ALBUMS", "Z_FOK_1ALBUMS", "Song")] {
-            let rows = try store.connection.prepare("SELECT \(owner), \(member) FROM Z_1SONGS ORDER BY \(owner), \(order)").rows()
+        for (owner, member, order, name) in [
+            ("Z_1ALBUMS", "Z_2SONGS", "Z_FOK_2SONGS", "Album"), ("Z_2SONGS", "Z_1ALBUMS", "Z_FOK_1ALBUMS", "Song"),
+        ] {
+            let rows = try store.connection.prepare(
+                "SELECT \(owner), \(member) FROM Z_1SONGS ORDER BY \(owner), \(order)"
+            ).rows()
             var byOwner: [Int64: [Int64]] = [:]
             for row in rows {
                 if case .integer(let o) = row[0], case .integer(let m) = row[1] { byOwner[o, default: []].append(m) }
@@ -40,7 +44,8 @@ private let model = """
         defer { try? first.close() }
         let lines = [
             #"{"_pk":1,"_entity":"Album","songs":[3,1,2]}"#, #"{"_pk":2,"_entity":"Album","songs":[1,3]}"#,
-            #"{"_pk":1,"_entity":"Song","albums":[2,1]}"#, #"{"_pk":2,"_entity":"Song"}"#, #"{"_pk":3,"_entity":"Song","albums":[2,1]}"#,
+            #"{"_pk":1,"_entity":"Song","albums":[2,1]}"#, #"{"_pk":2,"_entity":"Song"}"#,
+            #"{"_pk":3,"_entity":"Song","albums":[2,1]}"#,
         ]
         try ObjectJSONLines.load(
             try ObjectAccess(store: first, version: version), entity: nil,
@@ -51,7 +56,9 @@ private let model = """
         try ObjectJSONLines.dumpAll(try ObjectAccess(store: first, version: version)) { dumped += $0 }
         let (second, _) = try directory.createStore("second.sqlite", model: "Music", yaml: model)
         defer { try? second.close() }
-        try ObjectJSONLines.load(try ObjectAccess(store: second, version: version), entity: nil, reader: JSONLinesReader(bytes: dumped), file: "dump")
+        try ObjectJSONLines.load(
+            try ObjectAccess(store: second, version: version), entity: nil, reader: JSONLinesReader(bytes: dumped),
+            file: "dump")
         #expect(try Self.lists(second).sorted() == expected, "\(String(decoding: dumped, as: UTF8.self))")
     }
 }

@@ -43,7 +43,12 @@ import Testing
         .replacingOccurrences(of: "      pages: string?\n", with: "      pages: integer32?\n")
         .replacingOccurrences(
             of: "      visits: { type: integer32, default: 0 }\n",
-            with: "      visits: { type: integer32, default: 0 }\n      score: { type: integer64, default: 0 }\n      shout: string?\n")
+            with:
+                """
+                      visits: { type: integer32, default: 0 }\n      score: { type: integer64, default: 0 }\n      \
+                shout: string?\n
+                """
+        )
 
     static let mapping = """
         entities:
@@ -72,12 +77,20 @@ import Testing
             try access.insert("Author", values: ["name": .string("Ann")])
             try access.insert("Author", values: ["name": .string("Bob")])
             try access.insert(
-                "Book", values: ["title": .string("A"), "pages": .string("12 pages"), "email": .string("A@X.COM"), "visits": .integer(15)],
+                "Book",
+                values: [
+                    "title": .string("A"), "pages": .string("12 pages"), "email": .string("A@X.COM"),
+                    "visits": .integer(15),
+                ],
                 relationships: ["author": [1]])
             try access.insert(
-                "Book", values: ["title": .string("B"), "pages": .string("many"), "email": .string("B@Y.com"), "visits": .integer(3)],
+                "Book",
+                values: [
+                    "title": .string("B"), "pages": .string("many"), "email": .string("B@Y.com"), "visits": .integer(3),
+                ],
                 relationships: ["author": [2]])
-            try access.insert("Book", values: ["title": .string("C"), "visits": .integer(40)], relationships: ["author": [2]])
+            try access.insert(
+                "Book", values: ["title": .string("C"), "visits": .integer(40)], relationships: ["author": [2]])
             try access.insert("Tag", values: ["label": .string("t1")], relationships: ["books": [1, 2]])
             try access.insert("Review", values: ["stars": .integer(5)], relationships: ["book": [2]])
             try access.insert("Review", values: ["stars": .integer(4)], relationships: ["book": [1]])
@@ -101,16 +114,23 @@ import Testing
         #expect(
             rebuild.statements[1].arguments == [
                 .text("Book.pages"), .text("integer32 (-2147483648...2147483647)"),
-                .integer(-2147483648), .integer(2147483647), .text("Book.pages"), .text("integer32 (-2147483648...2147483647)"),
-                .integer(2), .integer(1), .text("Book.score"), .text("integer64 (-9223372036854775808...9223372036854775807)"),
+                .integer(-2147483648), .integer(2147483647), .text("Book.pages"),
+                .text("integer32 (-2147483648...2147483647)"),
+                .integer(2), .integer(1), .text("Book.score"),
+                .text("integer64 (-9223372036854775808...9223372036854775807)"),
                 .text("Book.score"), .text(": "), .integer(10),
             ])
         #expect(
             plan.warnings.map(\.description).contains(
-                "destructive: Book: 1 Book object the filter `visits >= 10` leaves out is not migrated (deleted, and references to it removed)"))
+                """
+                destructive: Book: 1 Book object the filter `visits >= 10` leaves out is not migrated (deleted, and \
+                references to it removed)
+                """
+            ))
         #expect(
             plan.warnings.map(\.description).contains(
-                "destructive: FavoriteProduct: 1 FavoriteProduct object the filter `rank <= 2` leaves out is not migrated (deleted, and references to "
+                "destructive: FavoriteProduct: 1 FavoriteProduct object the filter `rank <= 2` leaves out is not "
+                    + "migrated (deleted, and references to "
                     + "it removed)"
             ))
 
@@ -123,7 +143,10 @@ import Testing
                 "title": .string("A"), "pages": .integer(12), "email": .string("a@x.com"), "visits": .integer(15),
                 "score": .integer(31), "shout": .string("ANN: A"),
             ])
-        #expect(books[1].1 == ["title": .string("C"), "visits": .integer(40), "score": .integer(81), "shout": .string("BOB: C")])
+        #expect(
+            books[1].1 == [
+                "title": .string("C"), "visits": .integer(40), "score": .integer(81), "shout": .string("BOB: C"),
+            ])
         // The review of the book left out has no book; the tag keeps the other book.
         #expect(try s.fetch("Review").map { $0.relationships["book"] ?? [] } == [[], [1]])
         #expect(try s.fetch("Tag").first?.relationships["books"] == [1])
@@ -143,7 +166,8 @@ import Testing
         #expect {
             try Migrator().apply(plan)
         } throws: { error in
-            "\(error)".contains("Book.pages: 'many' of source row Z_PK 2 is not a number") && "\(error)".hasSuffix("nothing was changed")
+            "\(error)".contains("Book.pages: 'many' of source row Z_PK 2 is not a number")
+                && "\(error)".hasSuffix("nothing was changed")
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before)
         #expect(try s.storeVersion() == 1)
@@ -166,7 +190,8 @@ import Testing
         #expect {
             try Migrator().apply(plan)
         } throws: { error in
-            "\(error)".contains("Book.title: the value computed for source row Z_PK 3 is nil, and Book.title is required")
+            "\(error)".contains(
+                "Book.title: the value computed for source row Z_PK 3 is nil, and Book.title is required")
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before)
     }
@@ -178,7 +203,9 @@ import Testing
         let s = try MigrationScenario(
             "Lib",
             versions: [
-                required, required.replacingOccurrences(of: "      pages: string?\n", with: "      pages: string?\n      note: string?\n"),
+                required,
+                required.replacingOccurrences(
+                    of: "      pages: string?\n", with: "      pages: string?\n      note: string?\n"),
             ])
         defer { s.remove() }
         try s.directory.write("Migrations/Lib/1-to-2.yaml", "entities:\n  Book:\n    filter: \"visits >= 10\"\n")
@@ -220,7 +247,8 @@ import Testing
         try s.directory.write("Migrations/Clock/1-to-2.yaml", mapping)
         try s.withObjects { access in
             try access.insert("Visit", values: ["name": .string("ann"), "visits": .integer(3), "delta": .integer(-7)])
-            try access.insert("Visit", values: ["name": .string("bob"), "visits": .integer(40_000), "delta": .integer(12)])
+            try access.insert(
+                "Visit", values: ["name": .string("bob"), "visits": .integer(40_000), "delta": .integer(12)])
             try access.insert("Visit", values: ["name": .string("cy"), "visits": .integer(9)])
         }
         return s
@@ -256,15 +284,23 @@ import Testing
     @Test func computedValuesOutsideTheDestinationsRulesFailNamingTheRow() throws {
         let hint = " (change the value expression, or correct the row first)"
         for (property, expression, message) in [
-            ("stars", "$source.visits", "Visit.stars: 40000 of source row Z_PK 2 is outside integer16 (-32768...32767)" + hint),
+            (
+                "stars", "$source.visits",
+                "Visit.stars: 40000 of source row Z_PK 2 is outside integer16 (-32768...32767)" + hint
+            ),
             ("rating", "$source.visits - 4", "Visit.rating: -1 of source row Z_PK 1 is outside min 0, max 5" + hint),
-            ("code", "$source.name + '!!'", "Visit.code: 'ann!!' of source row Z_PK 1 is outside max 3 (length)" + hint),
+            (
+                "code", "$source.name + '!!'",
+                "Visit.code: 'ann!!' of source row Z_PK 1 is outside max 3 (length)" + hint
+            ),
         ] {
-            let s = try Self.visits("entities:\n  Visit:\n    properties:\n      \(property): { value: \"\(expression)\" }\n")
+            let s = try Self.visits(
+                "entities:\n  Visit:\n    properties:\n      \(property): { value: \"\(expression)\" }\n")
             defer { s.remove() }
             let before = FileSnapshot(s.storePath).fingerprint
             let plan = try s.plan()
-            let insert = try #require(plan.allSteps.first { $0.kind == .rebuildTable }?.sql.first { $0.hasPrefix("INSERT") })
+            let insert = try #require(
+                plan.allSteps.first { $0.kind == .rebuildTable }?.sql.first { $0.hasPrefix("INSERT") })
             #expect(insert.contains("mm_within("), "\(insert)")
             #expect {
                 try Migrator().apply(plan)
@@ -308,13 +344,19 @@ import Testing
                 relationships:
                   book: { destination: Book, inverse: chapters, optional: true }
             """
-        let v2 = v1.replacingOccurrences(of: "title: string, visits: integer32", with: "title: string, visits: integer32, note: string?")
-        let v3 = v2.replacingOccurrences(of: "attributes: { name: string }", with: "attributes: { name: string, extra: string? }")
+        let v2 = v1.replacingOccurrences(
+            of: "title: string, visits: integer32", with: "title: string, visits: integer32, note: string?")
+        let v3 = v2.replacingOccurrences(
+            of: "attributes: { name: string }", with: "attributes: { name: string, extra: string? }")
         let s = try MigrationScenario("Lib", versions: [v1, v2, v3])
         defer { s.remove() }
         try s.directory.write(
             "Migrations/Lib/1-to-2.yaml",
-            "entities:\n  Book:\n    filter: \"visits >= 10\"\n    properties:\n      note: { value: \"uppercase:($source.title)\" }\n")
+            """
+            entities:\n  Book:\n    filter: \"visits >= 10\"\n    properties:\n      note: { value: \
+            \"uppercase:($source.title)\" }\n
+            """
+        )
         try s.withObjects { access in
             try access.insert("Book", values: ["title": .string("a"), "visits": .integer(20)])
             try access.insert("Book", values: ["title": .string("b"), "visits": .integer(1)])
@@ -327,6 +369,8 @@ import Testing
         #expect(try s.fetch("Book").map { $0.values["note"] } == [.string("A")])
         #expect(
             try s.rows("SELECT Z_PK, ZBOOK, Z_FOK_BOOK FROM ZCHAPTER ORDER BY Z_PK")
-                == [[.integer(1), .integer(1), .integer(1)], [.integer(2), .null, .null], [.integer(3), .null, .null]])
+                == [
+                    [.integer(1), .integer(1), .integer(1)], [.integer(2), .null, .null], [.integer(3), .null, .null],
+                ])
     }
 }

@@ -74,11 +74,14 @@ import Testing
             try access.insert("Owner", values: ["name": .string("O1")])
             try access.insert("Tag", values: ["label": .string("T1")])
             try access.insert("Tag", values: ["label": .string("T2")])
-            try access.insert("Open", values: ["key": .string("A1"), "note": .string("a")], relationships: ["owner": [1]])
             try access.insert(
-                "Locked", values: ["key": .string("L1"), "note": .string("l"), "level": .integer(3)], relationships: ["owner": [1], "tags": [1, 2]])
+                "Open", values: ["key": .string("A1"), "note": .string("a")], relationships: ["owner": [1]])
+            try access.insert(
+                "Locked", values: ["key": .string("L1"), "note": .string("l"), "level": .integer(3)],
+                relationships: ["owner": [1], "tags": [1, 2]])
             try access.insert("Open", values: ["key": .string("A2")], relationships: ["owner": [1], "tags": [2]])
-            try access.insert("Locked", values: ["key": .string("L2"), "level": .integer(0)], relationships: ["owner": [1]])
+            try access.insert(
+                "Locked", values: ["key": .string("L2"), "level": .integer(0)], relationships: ["owner": [1]])
             try access.insert("Locked", values: ["key": .string("L3"), "level": .integer(1)])
         }
         return s
@@ -91,7 +94,8 @@ import Testing
         let rebuild = try #require(plan.allSteps.first { $0.table == "ZITEM" && $0.cost.movesRows })
         // Item's own objects, Open's, then the Lockeds made Opens.
         #expect(rebuild.sql.filter { $0.hasPrefix("INSERT INTO") }.count == 3)
-        #expect(plan.warnings.map(\.message).contains { $0.contains("1 ") && $0.contains("Locked") }, "\(plan.warnings)")
+        #expect(
+            plan.warnings.map(\.message).contains { $0.contains("1 ") && $0.contains("Locked") }, "\(plan.warnings)")
         try Migrator().apply(plan)
 
         #expect(try s.storeVersion() == 2)
@@ -177,22 +181,29 @@ import Testing
             """)
         try s.withObjects { access in
             try access.insert("Post", values: ["key": .string("P1")])
-            try access.insert("Comment", values: ["key": .string("C1"), "text": .string("c")], relationships: ["post": [1]])
+            try access.insert(
+                "Comment", values: ["key": .string("C1"), "text": .string("c")], relationships: ["post": [1]])
             try access.insert("Comment", values: ["key": .string("C2")], relationships: ["post": [1]])
-            try access.insert("ReaderComment", values: ["key": .string("R1"), "body": .string("r")], relationships: ["post": [1]])
+            try access.insert(
+                "ReaderComment", values: ["key": .string("R1"), "body": .string("r")], relationships: ["post": [1]])
             try access.insert("ReaderComment", values: ["key": .string("R2")])
             try access.insert("Note", values: ["key": .string("N1")], relationships: ["about": [2]])
         }
         let plan = try s.plan(verify: true)
         #expect(plan.warnings.isEmpty, "\(plan.warnings)")
-        #expect(plan.allSteps.first?.summary.hasPrefix("give the ReaderComment objects entity mapping ReaderCommentToComment") == true)
+        #expect(
+            plan.allSteps.first?.summary.hasPrefix(
+                "give the ReaderComment objects entity mapping ReaderCommentToComment") == true)
         try Migrator().apply(plan)
 
         let comments = try s.fetch("Comment")
         #expect(comments.map(\.primaryKey) == [1, 2, 3, 4])
         #expect(comments.map { $0.values["key"] } == [.string("C1"), .string("C2"), .string("R1"), .string("R2")])
         #expect(comments.map { $0.values["text"] ?? nil } == [.string("c"), nil, .string("r"), nil])
-        #expect(comments.map { $0.values["fromReader"] } == [.boolean(false), .boolean(false), .boolean(true), .boolean(true)])
+        #expect(
+            comments.map { $0.values["fromReader"] } == [
+                .boolean(false), .boolean(false), .boolean(true), .boolean(true),
+            ])
         #expect(comments.map { $0.relationships["notes"] ?? [] } == [[], [], [], [1]])
         // The post lists its own comments first, then the merged one.
         #expect(try s.fetch("Post").map { $0.relationships["comments"] ?? [] } == [[1, 2, 3]])
@@ -214,12 +225,14 @@ import Testing
             """
         let s = try MigrationScenario("Blog", versions: [v1, v2])
         defer { s.remove() }
-        try s.writeMapping("1-to-2.yaml", "entities:\n  ReaderCommentToComment: { destination: Comment, source: ReaderComment }\n")
+        try s.writeMapping(
+            "1-to-2.yaml", "entities:\n  ReaderCommentToComment: { destination: Comment, source: ReaderComment }\n")
         let error = try #require(throws: PlanningError.self) { try s.plan() }
         #expect(error.kind == .noPath)
         #expect(
             error.message
-                == "Comment: entity mapping ReaderCommentToComment merges ReaderComment objects from ZREADERCOMMENT into ZCOMMENT, "
+                == "Comment: entity mapping ReaderCommentToComment merges ReaderComment objects from ZREADERCOMMENT "
+                + "into ZCOMMENT, "
                 + "and ReaderComment has subentities (PinnedComment): objects merged from another table take new keys, "
                 + "which this toolkit gives an entity without subentities only")
     }
@@ -227,14 +240,16 @@ import Testing
     @Test func aFurtherMappingWhoseSourceKeepsAToManyElsewhereIsRefused() throws {
         let v1 = """
             entities:
-              Tag: { attributes: { label: string }, relationships: { lockeds: { destination: Locked, toMany: true, inverse: tags } } }
+              Tag: { attributes: { label: string }, relationships: { lockeds: { destination: Locked, toMany: true, \
+            inverse: tags } } }
               Item: { attributes: { key: string } }
               Open: { parent: Item }
               Locked: { parent: Item, relationships: { tags: { destination: Tag, toMany: true, inverse: lockeds } } }
             """
         let v2 = """
             entities:
-              Tag: { attributes: { label: string }, relationships: { opens: { destination: Open, toMany: true, inverse: tags } } }
+              Tag: { attributes: { label: string }, relationships: { opens: { destination: Open, toMany: true, \
+            inverse: tags } } }
               Item: { attributes: { key: string } }
               Open: { parent: Item, relationships: { tags: { destination: Tag, toMany: true, inverse: opens } } }
             """
@@ -245,7 +260,11 @@ import Testing
         #expect(error.message.hasPrefix("Open.tags: entity mapping LockedToOpen reads it from Z_"), "\(error.message)")
         #expect(
             error.message.hasSuffix(
-                "a merge carries a to-many relationship, or a one-to-one, only where both sources inherit it from one parent (one storage, read one way)"))
+                """
+                a merge carries a to-many relationship, or a one-to-one, only where both sources inherit it from one \
+                parent (one storage, read one way)
+                """
+            ))
     }
 
     @Test func fileProblemsOfAFurtherMappingAreNamedWithTheirLines() throws {
@@ -273,10 +292,22 @@ import Testing
         #expect(
             error.diagnostics.map { "\($0.location?.line ?? 0) \($0.message)" } == [
                 "2 entity mapping 'LockedToOpen': destination 'Opn' is not an entity of Board version 2",
-                "5 entity mapping 'Open2': a further mapping into Open needs `source:` (the entity of version 1 it makes Opens of)",
-                "7 entity mapping 'Open': 'Open' is an entity of version 2; a further mapping into Open needs a name of its own",
-                "10 entity mapping 'TwiceToOpen': another mapping already makes Opens of Open: each Open would become two Opens",
-                "13 entity mapping 'PolicyToOpen': policy Merger: a further mapping into Open runs set-based; a policy on it is not supported",
+                """
+                5 entity mapping 'Open2': a further mapping into Open needs `source:` (the entity of version 1 it \
+                makes Opens of)
+                """,
+                """
+                7 entity mapping 'Open': 'Open' is an entity of version 2; a further mapping into Open needs a name of \
+                its own
+                """,
+                """
+                10 entity mapping 'TwiceToOpen': another mapping already makes Opens of Open: each Open would become \
+                two Opens
+                """,
+                """
+                13 entity mapping 'PolicyToOpen': policy Merger: a further mapping into Open runs set-based; a policy \
+                on it is not supported
+                """,
             ])
     }
 
@@ -319,7 +350,10 @@ import Testing
         let error = try #require(throws: DiagnosticsError.self) { try s.plan() }
         #expect(
             error.diagnostics.map { "\($0.location?.line ?? 0) \($0.message)" } == [
-                "2 entity mapping 'LockedToItem': Item is abstract in version 2: it has no objects of its own, so none can be made of Locked",
+                """
+                2 entity mapping 'LockedToItem': Item is abstract in version 2: it has no objects of its own, so none \
+                can be made of Locked
+                """,
                 "9 property 'LockedToOpen.nope': not a property of Open in version 2",
                 "10 entity mapping 'LockedToOpen': filter: Locked has no attribute or relationship 'nothing'",
                 "11 entity mapping 'ArchiveToOpen': ArchiveToArchive also makes objects of Archive: "
@@ -339,11 +373,13 @@ import Testing
                 lockers: { destination: Locked, toMany: true, inverse: pinNote } } }
               Item: { attributes: { key: string } }
               Open: { parent: Item, relationships: { pinNote: { destination: Note, inverse: pinned, optional: true } } }
-              Locked: { parent: Item, relationships: { pinNote: { destination: Note, inverse: lockers, optional: true } } }
+              Locked: { parent: Item, relationships: { pinNote: { destination: Note, inverse: lockers, optional: true \
+            } } }
             """
         let v2 = """
             entities:
-              Note: { attributes: { key: string }, relationships: { pinned: { destination: Open, inverse: pinNote, optional: true } } }
+              Note: { attributes: { key: string }, relationships: { pinned: { destination: Open, inverse: pinNote, \
+            optional: true } } }
               Item: { attributes: { key: string } }
               Open: { parent: Item, relationships: { pinNote: { destination: Note, inverse: pinned, optional: true } } }
             """
@@ -353,26 +389,34 @@ import Testing
         let error = try #require(throws: PlanningError.self) { try s.plan() }
         #expect(
             error.message
-                == "Open.pinNote: entity mapping LockedToOpen copies it from Locked.pinNote, Open's own mapping from Open.pinNote, "
-                + "and its inverse pinned is a to-one: a merge carries a one-to-one only where both sources inherit it from one parent "
+                == "Open.pinNote: entity mapping LockedToOpen copies it from Locked.pinNote, Open's own mapping from "
+                + "Open.pinNote, "
+                + "and its inverse pinned is a to-one: a merge carries a one-to-one only where both sources inherit it "
+                + "from one parent "
                 + "(two objects could otherwise point at one)")
 
         let tags1 = """
             entities:
               Comment: { attributes: { key: string } }
-              Reader: { attributes: { key: string }, relationships: { tags: { destination: Tag, toMany: true, ordered: true, inverse: readers } } }
-              Tag: { attributes: { key: string }, relationships: { readers: { destination: Reader, toMany: true, ordered: true, inverse: tags } } }
+              Reader: { attributes: { key: string }, relationships: { tags: { destination: Tag, toMany: true, ordered: \
+            true, inverse: readers } } }
+              Tag: { attributes: { key: string }, relationships: { readers: { destination: Reader, toMany: true, \
+            ordered: true, inverse: tags } } }
             """
         let tags2 = """
             entities:
-              Comment: { attributes: { key: string }, relationships: { tags: { destination: Tag, toMany: true, ordered: true, inverse: readers } } }
-              Tag: { attributes: { key: string }, relationships: { readers: { destination: Comment, toMany: true, ordered: true, inverse: tags } } }
+              Comment: { attributes: { key: string }, relationships: { tags: { destination: Tag, toMany: true, \
+            ordered: true, inverse: readers } } }
+              Tag: { attributes: { key: string }, relationships: { readers: { destination: Comment, toMany: true, \
+            ordered: true, inverse: tags } } }
             """
         let t = try MigrationScenario("Blog", versions: [tags1, tags2])
         defer { t.remove() }
         try t.writeMapping("1-to-2.yaml", "entities:\n  ReaderToComment: { destination: Comment, source: Reader }\n")
         let ordered = try #require(throws: PlanningError.self) { try t.plan() }
-        #expect(ordered.message.hasPrefix("Comment.tags: entity mapping ReaderToComment reads it from Z_"), "\(ordered.message)")
+        #expect(
+            ordered.message.hasPrefix("Comment.tags: entity mapping ReaderToComment reads it from Z_"),
+            "\(ordered.message)")
         #expect(ordered.message.contains("the other way round (its order would be lost)"))
     }
 
@@ -388,7 +432,8 @@ import Testing
                 lockeds: { destination: Locked, toMany: true, ordered: true, inverse: owner } } }
               Item: { attributes: { key: string } }
               Open: { parent: Item, relationships: { owner: { destination: Holder, inverse: opens, optional: true } } }
-              Locked: { parent: Item, relationships: { owner: { destination: Holder, inverse: lockeds, optional: true } } }
+              Locked: { parent: Item, relationships: { owner: { destination: Holder, inverse: lockeds, optional: true \
+            } } }
             """
         let v2 = """
             entities:

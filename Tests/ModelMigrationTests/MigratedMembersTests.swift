@@ -24,7 +24,8 @@ import Testing
                   team: { destination: Team, optional: true, inverse: players }
 
             """
-        let v2 = try edit(v1, "players: { destination: Player, toMany: true,", "players: { destination: Player, optional: true,")
+        let v2 = try edit(
+            v1, "players: { destination: Player, toMany: true,", "players: { destination: Player, optional: true,")
         let s = try MigrationScenario("Teams", versions: [v1, v2])
         defer { s.remove() }
         try s.writeMapping("1-to-2.yaml", "entities:\n  Player:\n    filter: name != nil\n")
@@ -42,7 +43,9 @@ import Testing
         try t.writeMapping("1-to-2.yaml", "entities:\n  Player:\n    filter: name != nil\n")
         try t.withObjects { o in
             try o.insert("Team", values: ["name": .string("t")])
-            for name in ["p1", "p2"] { try o.insert("Player", values: ["name": .string(name)], relationships: ["team": [1]]) }
+            for name in ["p1", "p2"] {
+                try o.insert("Player", values: ["name": .string(name)], relationships: ["team": [1]])
+            }
         }
         #expect(throws: PlanningError.self) { try t.plan() }
     }
@@ -53,7 +56,10 @@ import Testing
     /// to-one was nil), from a one-to-many and from a many-to-many.
     @Test(arguments: [false, true])
     func aToManyMadeToOneTakesTheMemberAFilterKeeps(manyToMany: Bool) throws {
-        let inverse = manyToMany ? "{ destination: Team, toMany: true, inverse: players }" : "{ destination: Team, optional: true, inverse: players }"
+        let inverse =
+            manyToMany
+            ? "{ destination: Team, toMany: true, inverse: players }"
+            : "{ destination: Team, optional: true, inverse: players }"
         let v1 = """
             entities:
               Team:
@@ -66,7 +72,8 @@ import Testing
                   team: \(inverse)
 
             """
-        let v2 = try edit(v1, "players: { destination: Player, toMany: true,", "players: { destination: Player, optional: true,")
+        let v2 = try edit(
+            v1, "players: { destination: Player, toMany: true,", "players: { destination: Player, optional: true,")
         let s = try MigrationScenario("Teams", versions: [v1, v2])
         defer { s.remove() }
         try s.writeMapping("1-to-2.yaml", "entities:\n  Player:\n    filter: name != nil\n")
@@ -96,7 +103,8 @@ import Testing
                   shelf: { destination: Shelf, optional: true, inverse: books }
 
             """
-        let v2 = try edit(v1, "books: { destination: Book, toMany: true,", "books: { destination: Book, optional: true,")
+        let v2 = try edit(
+            v1, "books: { destination: Book, toMany: true,", "books: { destination: Book, optional: true,")
         let s = try MigrationScenario("Shelves", versions: [v1, v2])
         defer { s.remove() }
         try s.writeMapping("1-to-2.yaml", "entities:\n  Cabinet:\n    filter: doors != nil\n")
@@ -277,7 +285,10 @@ import Testing
         for nulled in [true, false] {
             let s = try MigrationScenario("Tags", versions: [v1, v2])
             defer { s.remove() }
-            if nulled { try s.writeMapping("1-to-2.yaml", "entities:\n  Badge:\n    properties:\n      label: { default: null }\n") }
+            if nulled {
+                try s.writeMapping(
+                    "1-to-2.yaml", "entities:\n  Badge:\n    properties:\n      label: { default: null }\n")
+            }
             try s.withObjects { o in for _ in 0..<2 { try o.insert("Badge", values: ["label": .string("x")]) } }
             if nulled {
                 try s.migrate(verify: true)

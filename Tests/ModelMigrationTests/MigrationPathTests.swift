@@ -15,14 +15,19 @@ import Testing
     /// code), which the direct mapping 1 → 3 cannot pair.
     static let books = [
         "entities:\n  Book:\n    attributes:\n      title: string\n      fileURL: string?\n      isbn: string?\n",
-        "entities:\n  Book:\n    attributes:\n      title: string\n      number: { type: string, optional: true, renamedFrom: isbn }\n",
+        """
+        entities:\n  Book:\n    attributes:\n      title: string\n      number: { type: string, optional: true, \
+        renamedFrom: isbn }\n
+        """,
         "entities:\n  Book:\n    attributes:\n      title: string\n      fileURL: string?\n"
             + "      code: { type: string, optional: true, renamedFrom: number }\n",
     ]
 
     static func seedBooks(_ s: MigrationScenario) throws {
         try s.withObjects { o in
-            try o.insert("Book", values: ["title": .string("Emma"), "fileURL": .string("file:///emma"), "isbn": .string("978-1")])
+            try o.insert(
+                "Book",
+                values: ["title": .string("Emma"), "fileURL": .string("file:///emma"), "isbn": .string("978-1")])
             try o.insert("Book", values: ["title": .string("Ulysses"), "fileURL": .string("file:///ulysses")])
         }
     }
@@ -32,7 +37,10 @@ import Testing
         defer { s.remove() }
         try Self.seedBooks(s)
         let plan = try s.plan()
-        #expect(plan.path.pieces == [.init(kind: .inferredChain, from: 1, to: 3, mappingFile: nil, reason: "inference accepts every hop")])
+        #expect(
+            plan.path.pieces == [
+                .init(kind: .inferredChain, from: 1, to: 3, mappingFile: nil, reason: "inference accepts every hop")
+            ])
         #expect(plan.path.notTaken == ["direct inferred 1 → 3: the chain comes first when every hop maps"])
         // Fusion is unchanged: one segment, one rename, one drop.
         #expect(plan.hops.map { [$0.from, $0.to] } == [[1, 3]])
@@ -40,12 +48,13 @@ import Testing
         #expect(
             plan.warnings.map(\.description) == [
                 """
-                path: Book.code: the chain of hops keeps Book.isbn's values (renamed across versions); the direct mapping cannot pair code \
-                with Book.isbn: its values are dropped (nil) (this plan: inferred chain 1 → 3)
+                path: Book.code: the chain of hops keeps Book.isbn's values (renamed across versions); the direct \
+                mapping cannot pair code with Book.isbn: its values are dropped (nil) (this plan: inferred chain 1 → 3)
                 """,
                 """
-                path: Book.fileURL: the chain of hops loses Book.fileURL's values: removed in version 2, added back later (nil); \
-                the direct mapping keeps them (paired with Book.fileURL by name) (this plan: inferred chain 1 → 3)
+                path: Book.fileURL: the chain of hops loses Book.fileURL's values: removed in version 2, added back \
+                later (nil); the direct mapping keeps them (paired with Book.fileURL by name) (this plan: inferred \
+                chain 1 → 3)
                 """,
                 "destructive: Book.fileURL is dropped: 2 non-nil values will be lost",
             ])
@@ -69,7 +78,10 @@ import Testing
             ])
         #expect(plan.path.notTaken == ["the chain of hops 1 → 3: --path direct"])
         #expect(plan.hops.map(\.kind) == [.directInferred])
-        #expect(plan.warnings.filter(\.isDestructive).map(\.description) == ["destructive: Book.isbn is dropped: 1 non-nil value will be lost"])
+        #expect(
+            plan.warnings.filter(\.isDestructive).map(\.description) == [
+                "destructive: Book.isbn is dropped: 1 non-nil value will be lost"
+            ])
         try Migrator().apply(plan)
         #expect(
             try s.fetch("Book").map { [$0.values["title"], $0.values["fileURL"], $0.values["code"]] } == [
@@ -80,7 +92,9 @@ import Testing
     /// score: integer16 → integer32 → integer16: hop 2 → 3 narrows (refused), the
     /// direct mapping copies the values as they are.
     @Test func aRefusedHopFallsBackToTheDirectMappingWhenItInfers() throws {
-        let versions = ["integer16", "integer32", "integer16"].map { "entities:\n  Game:\n    attributes:\n      score: \($0)?\n" }
+        let versions = ["integer16", "integer32", "integer16"].map {
+            "entities:\n  Game:\n    attributes:\n      score: \($0)?\n"
+        }
         let s = try MigrationScenario("Games", versions: versions)
         defer { s.remove() }
         try s.withObjects { try $0.insert("Game", values: ["score": .integer(300)]) }
@@ -93,7 +107,8 @@ import Testing
             ])
         #expect(
             plan.path.notTaken == [
-                "the chain: hop 2 → 3 is refused by inference (Game.score: type change integer32 → integer16 is narrowing, not a widening) "
+                "the chain: hop 2 → 3 is refused by inference (Game.score: type change integer32 → integer16 is "
+                    + "narrowing, not a widening) "
                     + "and no mapping file covers it"
             ])
         #expect(
@@ -122,7 +137,9 @@ import Testing
 
     /// The direct mapping goes to the target: a mapping file starting inside it is not used, and the plan says so.
     @Test func aDirectMappingNamesTheFilesItPassesOver() throws {
-        let versions = ["integer16", "integer32", "integer16", "integer16"].map { "entities:\n  Game:\n    attributes:\n      score: \($0)?\n" }
+        let versions = ["integer16", "integer32", "integer16", "integer16"].map {
+            "entities:\n  Game:\n    attributes:\n      score: \($0)?\n"
+        }
         let s = try MigrationScenario("Games", versions: versions)
         defer { s.remove() }
         try s.writeMapping("3-to-4.yaml", "entities:\n  Game:\n    properties:\n      score: { default: 1 }\n")
@@ -143,7 +160,10 @@ import Testing
     static let notes = [
         "entities:\n  Note:\n    attributes:\n      body: string\n",
         "entities:\n  Note:\n    attributes:\n      body: string\n      rank: integer32\n",
-        "entities:\n  Note:\n    attributes:\n      body: string\n      rank: { type: integer32, default: 0 }\n      pinned: boolean?\n",
+        """
+        entities:\n  Note:\n    attributes:\n      body: string\n      rank: { type: integer32, default: 0 }\n      \
+        pinned: boolean?\n
+        """,
     ]
     static let span = "entities:\n  Note:\n    properties:\n      rank: { default: 7 }\n"
 
@@ -161,17 +181,24 @@ import Testing
             ])
         #expect(
             plan.path.notTaken == [
-                "the hops 1 → 3: a mapping file from the store's version comes first (Core Data uses a mapping model from the store's model)"
+                """
+                the hops 1 → 3: a mapping file from the store's version comes first (Core Data uses a mapping model \
+                from the store's model)
+                """
             ])
         #expect(plan.hops.map { [$0.from, $0.to] } == [[1, 3]])
         #expect(plan.hops[0].mapping.mappingFile == s.migrationsFolder + "/Notes/1-to-3.yaml")
         #expect(
             plan.allSteps.filter { $0.kind != .entityNumbers }.flatMap(\.sql) == [
-                #"ALTER TABLE "ZNOTE" ADD COLUMN "ZPINNED" INTEGER"#, #"ALTER TABLE "ZNOTE" ADD COLUMN "ZRANK" INTEGER DEFAULT 7"#,
+                #"ALTER TABLE "ZNOTE" ADD COLUMN "ZPINNED" INTEGER"#,
+                #"ALTER TABLE "ZNOTE" ADD COLUMN "ZRANK" INTEGER DEFAULT 7"#,
             ])
         try Migrator().apply(plan)
         #expect(try s.storeVersion() == 3)
-        #expect(try s.fetch("Note").map { [$0.values["body"], $0.values["rank"], $0.values["pinned"]] } == [[.string("hello"), .integer(7), nil]])
+        #expect(
+            try s.fetch("Note").map { [$0.values["body"], $0.values["rank"], $0.values["pinned"]] } == [
+                [.string("hello"), .integer(7), nil]
+            ])
 
         // --path chain does not use the span, and hop 1 → 2 is refused: exit 4 (the
         // store holds a Note, which would have no rank).
@@ -200,7 +227,10 @@ import Testing
         try s.writeMapping("1-to-3.yaml", Self.span)
         try s.withObjects { try $0.insert("Note", values: ["body": .string("hi"), "rank": .integer(4)]) }
         let plan = try s.plan()
-        #expect(plan.path.pieces == [.init(kind: .inferredChain, from: 2, to: 3, mappingFile: nil, reason: "inference accepts the hop")])
+        #expect(
+            plan.path.pieces == [
+                .init(kind: .inferredChain, from: 2, to: 3, mappingFile: nil, reason: "inference accepts the hop")
+            ])
         try Migrator().apply(plan)
         #expect(try s.fetch("Note").map { $0.values["rank"] } == [.integer(4)])
     }
@@ -214,7 +244,8 @@ import Testing
         #expect(try s.fetch("Note").map { $0.values["rank"] } == [.integer(0)])
 
         // rank without a default in 3 too: the hop and the direct mapping are refused.
-        let refused = try MigrationScenario("Notes", versions: [Self.notes[0], Self.notes[1], Self.notes[1] + "      pinned: boolean?\n"])
+        let refused = try MigrationScenario(
+            "Notes", versions: [Self.notes[0], Self.notes[1], Self.notes[1] + "      pinned: boolean?\n"])
         defer { refused.remove() }
         try refused.withObjects { try $0.insert("Note", values: ["body": .string("hello")]) }
         #expect {
@@ -225,13 +256,18 @@ import Testing
                   Note.rank: new required attribute without a default or source
                     remedy: add a default (`rank: { type: integer32, default: … }`), make it optional, \
                 or write \(refused.migrationsFolder)/Notes/1-to-2.yaml with a policy for Note
-                not taken: direct inferred 1 → 3: refused too (Note.rank: new required attribute without a default or source)
+                not taken: direct inferred 1 → 3: refused too (Note.rank: new required attribute without a default or \
+                source)
                 """
         }
     }
 
     @Test func theFileReachingFurthestWithoutPassingTheTargetIsTaken() throws {
-        let versions = Self.notes + [Self.notes[2] + "      color: string?\n", Self.notes[2] + "      color: string?\n      size: integer16?\n"]
+        let versions =
+            Self.notes + [
+                Self.notes[2] + "      color: string?\n",
+                Self.notes[2] + "      color: string?\n      size: integer16?\n",
+            ]
         let s = try MigrationScenario("Notes", versions: versions)
         defer { s.remove() }
         try s.writeMapping("1-to-2.yaml", "entities:\n  Note:\n    properties:\n      rank: { default: 1 }\n")
@@ -239,7 +275,9 @@ import Testing
         try s.writeMapping("1-to-5.yaml", Self.span)
         let plan = try s.plan(to: 4)
         #expect(plan.path.summary == "mapping file 1-to-3.yaml 1 → 3, then inferred chain 3 → 4")
-        #expect(plan.path.pieces.first?.reason == "a mapping file from version 1, the one reaching furthest (not 1-to-2.yaml)")
+        #expect(
+            plan.path.pieces.first?.reason
+                == "a mapping file from version 1, the one reaching furthest (not 1-to-2.yaml)")
         #expect(plan.path.notTaken.first == "mapping file 1-to-5.yaml: maps 1 → 5, past the target 4")
         #expect(plan.hops.map { [$0.from, $0.to] } == [[1, 3], [3, 4]])
         #expect(try s.plan().path.summary == "mapping file 1-to-5.yaml 1 → 5")
@@ -248,7 +286,9 @@ import Testing
     @Test func aSpanningFileIsCheckedAgainstItsTwoVersions() throws {
         let folder = try TemporaryDirectory(prefix: "span-files")
         defer { folder.remove() }
-        try folder.write("Notes/1-to-3.yaml", "entities:\n  Note:\n    properties:\n      pinned: { default: maybe }\n      stars: { default: 1 }\n")
+        try folder.write(
+            "Notes/1-to-3.yaml",
+            "entities:\n  Note:\n    properties:\n      pinned: { default: maybe }\n      stars: { default: 1 }\n")
         try folder.write("Notes/3-to-1.yaml", "entities: {}\n")
         let files = MappingFiles.load(folder: folder.path, model: "Notes")
         #expect(
@@ -256,8 +296,8 @@ import Testing
                 Diagnostic(
                     .error,
                     """
-                    \(folder.file("Notes/3-to-1.yaml")): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A \
-                    (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
+                    \(folder.file("Notes/3-to-1.yaml")): a mapping file maps a version to a later one, <A>-to-<B>.yaml \
+                    with B > A (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
                     """, at: nil)
             ])
         #expect(files.spans.map { [$0.sourceVersion, $0.destinationVersion] } == [[1, 3]])
@@ -265,7 +305,9 @@ import Testing
         #expect {
             try MappingResolver.resolve(model, from: 1, to: 3, file: files.file(from: 1, to: 3))
         } throws: { error in
-            (error as? DiagnosticsError)?.diagnostics.map { "\($0.location.map { "\($0.line):\($0.column)" } ?? "") \($0.message)" } == [
+            (error as? DiagnosticsError)?.diagnostics.map {
+                "\($0.location.map { "\($0.line):\($0.column)" } ?? "") \($0.message)"
+            } == [
                 "4:7 property 'Note.pinned': 'maybe' is not a boolean (true or false)",
                 "5:7 property 'Note.stars': not a property of Note in version 3",
             ]

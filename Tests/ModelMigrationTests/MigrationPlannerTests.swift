@@ -13,8 +13,11 @@ import Testing
 
     /// A rename chained across two versions (age → years → yearsOld) is one RENAME COLUMN.
     @Test func chainedRenamesFuseIntoOneRenameColumn() throws {
-        let v2 = try edit(Pets.v1, "      age: integer16?\n", "      years: { type: integer16, optional: true, renamedFrom: age }\n")
-        let v3 = try edit(Pets.v1, "      age: integer16?\n", "      yearsOld: { type: integer16, optional: true, renamedFrom: years }\n")
+        let v2 = try edit(
+            Pets.v1, "      age: integer16?\n", "      years: { type: integer16, optional: true, renamedFrom: age }\n")
+        let v3 = try edit(
+            Pets.v1, "      age: integer16?\n",
+            "      yearsOld: { type: integer16, optional: true, renamedFrom: years }\n")
         let s = try MigrationScenario.pets(v2, v3)
         defer { s.remove() }
         let plan = try s.plan()
@@ -33,8 +36,14 @@ import Testing
     @Test func aRenameRebuildsOnlyTheRenamedColumnsIndex() throws {
         let v1 = try edit(
             Pets.v1, "      name: string\n      age: integer16?\n",
-            "      name: { type: string, indexed: true }\n      age: { type: integer16, optional: true, indexed: true }\n      notes: string?\n")
-        let v2 = try edit(v1, "      notes: string?\n", "      remarks: { type: string, optional: true, renamedFrom: notes }\n      phone: string?\n")
+            """
+                  name: { type: string, indexed: true }\n      age: { type: integer16, optional: true, indexed: true \
+            }\n      notes: string?\n
+            """
+        )
+        let v2 = try edit(
+            v1, "      notes: string?\n",
+            "      remarks: { type: string, optional: true, renamedFrom: notes }\n      phone: string?\n")
         let v3 = try edit(
             v2, "      age: { type: integer16, optional: true, indexed: true }\n",
             "      years: { type: integer16, optional: true, indexed: true, renamedFrom: age }\n")
@@ -54,7 +63,8 @@ import Testing
         let next = try s.plan(verify: true)
         #expect(
             next.allSteps.filter { $0.kind != .entityNumbers }.map(\.summary) == [
-                "rename ZPERSON.ZAGE to ZYEARS", "drop index ZPERSON_ZAGE_INDEX", "create index ZPERSON_ZYEARS_INDEX on ZPERSON",
+                "rename ZPERSON.ZAGE to ZYEARS", "drop index ZPERSON_ZAGE_INDEX",
+                "create index ZPERSON_ZYEARS_INDEX on ZPERSON",
             ])
         try Migrator().apply(next)
         #expect(try s.storeVersion() == 3)
@@ -84,7 +94,10 @@ import Testing
         #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .addColumn, .entityNumbers])
         #expect(
             plan.allSQL.filter { $0.hasPrefix("CREATE TABLE") } == [
-                #"CREATE TABLE "MM_NEW_ZPERSON" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAGE" FLOAT, "ZNAME" VARCHAR )"#
+                #"""
+                CREATE TABLE "MM_NEW_ZPERSON" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, \#
+                "ZAGE" FLOAT, "ZNAME" VARCHAR )
+                """#
             ])
         #expect(
             plan.allSteps[0].sql[1] == #"""
@@ -92,22 +105,29 @@ import Testing
                 SELECT s.Z_PK, 1, s.Z_OPT, CAST(s."ZAGE" AS REAL), s."ZNAME" FROM "ZPERSON" AS s WHERE s.Z_ENT = 1
                 """#)
         #expect(plan.allSteps[3].sql == [#"ALTER TABLE "ZPET" ADD COLUMN "ZSPECIES" VARCHAR"#])
-        #expect(plan.warnings.map(\.description) == ["destructive: Person.legacy is dropped: 1 non-nil value will be lost"])
+        #expect(
+            plan.warnings.map(\.description) == ["destructive: Person.legacy is dropped: 1 non-nil value will be lost"])
 
         // What ran: one rebuild, seen from the migrator's progress events.
         var started: [String] = []
         try Migrator().apply(plan) { event in
             if case .stepStarted(_, _, let summary, _) = event { started.append(summary) }
         }
-        #expect(started.filter { $0.hasPrefix("rebuild") } == ["rebuild ZPERSON from ZPERSON (SQLite's 12-step procedure)"])
+        #expect(
+            started.filter { $0.hasPrefix("rebuild") } == ["rebuild ZPERSON from ZPERSON (SQLite's 12-step procedure)"])
         #expect(started.count == 5)
 
         #expect(try s.storeVersion() == 3)
         #expect(
             try s.fetch("Person") == [
-                StoredObject(entity: "Person", primaryKey: 1, values: ["name": .string("Ann"), "age": .double(30)], relationships: ["pets": [1, 3]]),
-                StoredObject(entity: "Person", primaryKey: 2, values: ["name": .string("Bob")], relationships: ["pets": []]),
-                StoredObject(entity: "Person", primaryKey: 3, values: ["name": .string("Cy"), "age": .double(41)], relationships: ["pets": [2]]),
+                StoredObject(
+                    entity: "Person", primaryKey: 1, values: ["name": .string("Ann"), "age": .double(30)],
+                    relationships: ["pets": [1, 3]]),
+                StoredObject(
+                    entity: "Person", primaryKey: 2, values: ["name": .string("Bob")], relationships: ["pets": []]),
+                StoredObject(
+                    entity: "Person", primaryKey: 3, values: ["name": .string("Cy"), "age": .double(41)],
+                    relationships: ["pets": [2]]),
             ])
         #expect(try s.fetch("Pet") == Pets.pets())
         #expect(try s.keys() == Pets.keys)
@@ -144,7 +164,9 @@ import Testing
         } throws: { error in
             let text = "\(error)"
             // The fused run 1 → 4 names the single hop whose change is refused.
-            return error is InferenceFailure && text.hasPrefix("no lightweight mapping from Pets version 1 to 2 (1 change inference cannot cover):\n")
+            return error is InferenceFailure
+                && text.hasPrefix(
+                    "no lightweight mapping from Pets version 1 to 2 (1 change inference cannot cover):\n")
                 && text.contains("\n  Person.rank: new required attribute without a default or source\n")
         }
 
@@ -164,7 +186,8 @@ import Testing
         #expect(plan.hops[0].steps.map(\.sql).first == [#"ALTER TABLE "ZPERSON" ADD COLUMN "ZRANK" INTEGER DEFAULT 5"#])
         #expect(plan.hops[1].steps.map(\.kind) == [.dropColumn, .addColumn, .entityNumbers])
         #expect(plan.hops[1].steps[0].sql == [#"ALTER TABLE "ZPERSON" DROP COLUMN "ZAGE""#])
-        #expect(plan.warnings.map(\.description) == ["destructive: Person.age is dropped: 2 non-nil values will be lost"])
+        #expect(
+            plan.warnings.map(\.description) == ["destructive: Person.age is dropped: 2 non-nil values will be lost"])
         try Migrator().apply(plan)
 
         #expect(try s.storeVersion() == 4)
@@ -186,7 +209,8 @@ import Testing
     }
 
     @Test func downgradesAreRefusedAsNoPath() throws {
-        let s = try MigrationScenario("Pets", versions: [Pets.v1, try edit(Pets.v1, "      age: integer16?\n", "")], storeVersion: 2)
+        let s = try MigrationScenario(
+            "Pets", versions: [Pets.v1, try edit(Pets.v1, "      age: integer16?\n", "")], storeVersion: 2)
         defer { s.remove() }
         #expect {
             try s.plan(to: 1)
@@ -253,9 +277,13 @@ import Testing
             guard let unknown = error as? UnknownVersionError else { return false }
             let lines = "\(unknown)".components(separatedBy: "\n")
             return lines.count == 3
-                && lines[0] == "\(s.storePath): the store's entity hashes match no version of model Pets (closest is version 1)"
+                && lines[0]
+                    == "\(s.storePath): the store's entity hashes match no version of model Pets (closest is version 1)"
                 && lines[1].hasPrefix("  Person: hash ") && lines[1].hasSuffix("(no version has its hash)")
-                && lines[2] == "a shipped version was edited, the store comes from elsewhere, or it is newer than this deployment"
+                && lines[2]
+                    == """
+                    a shipped version was edited, the store comes from elsewhere, or it is newer than this deployment
+                    """
         }
     }
 
@@ -263,7 +291,8 @@ import Testing
     /// migration to 3 the store should be current; recognition picks the first
     /// version with those hashes (1); the stamped number tells them apart.
     @Test func aVersionEqualToAnEarlierOneIsCurrentAfterMigrating() throws {
-        let s = try MigrationScenario.pets(try edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      nickname: string?\n"), Pets.v1)
+        let s = try MigrationScenario.pets(
+            try edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      nickname: string?\n"), Pets.v1)
         defer { s.remove() }
         try Migrator().apply(try s.plan())
         #expect(try s.fetch("Person") == Pets.people())

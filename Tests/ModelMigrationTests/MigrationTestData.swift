@@ -48,13 +48,17 @@ enum Pets {
             if let ageName, let age { values[ageName] = age }
             return StoredObject(entity: "Person", primaryKey: key, values: values, relationships: [pets: owned])
         }
-        return [person(1, "Ann", .integer(30), [1, 3]), person(2, "Bob", bobAge, []), person(3, "Cy", .integer(41), [2])]
+        return [
+            person(1, "Ann", .integer(30), [1, 3]), person(2, "Bob", bobAge, []), person(3, "Cy", .integer(41), [2]),
+        ]
     }
 
     /// The pets as seeded, under entity `entity` with the owner relationship `owner`.
     static func pets(entity: String = "Pet", owner: String = "owner") -> [StoredObject] {
         [("Rex", [1]), ("Tom", [3]), ("Kit", [1]), ("Zed", [])].enumerated().map { offset, pet in
-            StoredObject(entity: entity, primaryKey: Int64(offset + 1), values: ["name": .string(pet.0)], relationships: [owner: pet.1])
+            StoredObject(
+                entity: entity, primaryKey: Int64(offset + 1), values: ["name": .string(pet.0)],
+                relationships: [owner: pet.1])
         }
     }
 
@@ -73,7 +77,9 @@ enum Pets {
 
 /// `text` with `old` replaced by `new`; fails when `old` is not there (so that a
 /// test never silently migrates between two equal versions).
-func edit(_ text: String, _ old: String, _ new: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> String {
+func edit(_ text: String, _ old: String, _ new: String, sourceLocation: Testing.SourceLocation = #_sourceLocation)
+    throws -> String
+{
     try #require(text.contains(old), "\(old) not found", sourceLocation: sourceLocation)
     return text.replacingOccurrences(of: old, with: new)
 }
@@ -93,8 +99,13 @@ extension MigrationScenario {
 
     /// Index names on a table, sorted.
     func indexes(on table: String) throws -> [String] {
-        try rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = '\(table)' AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name")
-            .map { $0[0].string ?? "" }
+        try rows(
+            """
+            SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = '\(table)' AND name NOT LIKE \
+            'sqlite_autoindex%' ORDER BY name
+            """
+        )
+        .map { $0[0].string ?? "" }
     }
 
     /// User table names, sorted.
@@ -115,8 +126,10 @@ extension MigrationPlan {
 /// failed SQL `statement`, kept apart from the message); the store
 /// must be exactly as before, with no side file.
 func expectFailure(
-    _ s: MigrationScenario, _ plan: MigrationPlan, options: Migrator.Options = Migrator.Options(), migrator: Migrator = Migrator(),
-    _ kind: MigrationError.Kind, _ message: String, statement: String? = nil, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    _ s: MigrationScenario, _ plan: MigrationPlan, options: Migrator.Options = Migrator.Options(),
+    migrator: Migrator = Migrator(),
+    _ kind: MigrationError.Kind, _ message: String, statement: String? = nil,
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) throws {
     let before = FileSnapshot(s.storePath)
     #expect(before.sideFiles == [], sourceLocation: sourceLocation)
@@ -129,7 +142,9 @@ func expectFailure(
         #expect(error.statement == statement, sourceLocation: sourceLocation)
         return true
     }
-    #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint, "the store changed", sourceLocation: sourceLocation)
+    #expect(
+        FileSnapshot(s.storePath).fingerprint == before.fingerprint, "the store changed", sourceLocation: sourceLocation
+    )
     #expect(try s.directory.contents() == ["Migrations", "Models", "store.sqlite"], sourceLocation: sourceLocation)
 }
 

@@ -12,7 +12,8 @@ import Testing
     // MARK: Attributes
 
     @Test func addingAnOptionalAttributeIsOneAlterTable() throws {
-        let s = try MigrationScenario.pets(try edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      nickname: string?\n"))
+        let s = try MigrationScenario.pets(
+            try edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      nickname: string?\n"))
         defer { s.remove() }
         let plan = try s.plan()
         #expect(plan.kinds == [.addColumn, .entityNumbers])
@@ -27,7 +28,9 @@ import Testing
         #expect(try s.fetch("Pet") == Pets.pets())
         #expect(try s.keys() == Pets.keys)
         // The new attribute takes values, and keys continue where they were.
-        let key = try s.withObjects { try $0.insert("Person", values: ["name": .string("Dee"), "nickname": .string("D")]) }
+        let key = try s.withObjects {
+            try $0.insert("Person", values: ["name": .string("Dee"), "nickname": .string("D")])
+        }
         #expect(key == 4)
         #expect(
             try s.fetch("Person").last
@@ -61,7 +64,8 @@ import Testing
         #expect(plan.kinds == [.dropColumn, .entityNumbers])
         #expect(plan.allSteps[0].sql == [#"ALTER TABLE "ZPERSON" DROP COLUMN "ZAGE""#])
         #expect(plan.allSteps[0].cost == .rewrite(rows: 3))
-        #expect(plan.warnings.map(\.description) == ["destructive: Person.age is dropped: 2 non-nil values will be lost"])
+        #expect(
+            plan.warnings.map(\.description) == ["destructive: Person.age is dropped: 2 non-nil values will be lost"])
         try Migrator().apply(plan)
 
         #expect(try s.columns("ZPERSON") == ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME"])
@@ -73,7 +77,8 @@ import Testing
 
     /// An indexed column cannot be dropped in place: the table is rebuilt.
     @Test func removingAnIndexedAttributeRebuildsTheTable() throws {
-        let v1 = try edit(Pets.v1, "      age: integer16?\n", "      age: { type: integer16, optional: true, indexed: true }\n")
+        let v1 = try edit(
+            Pets.v1, "      age: integer16?\n", "      age: { type: integer16, optional: true, indexed: true }\n")
         let s = try MigrationScenario("Pets", versions: [v1, try edit(Pets.v1, "      age: integer16?\n", "")])
         defer { s.remove() }
         try Pets.seed(s)
@@ -82,15 +87,22 @@ import Testing
         #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .entityNumbers])
         #expect(
             plan.allSteps[0].sql == [
-                #"CREATE TABLE "MM_NEW_ZPERSON" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZNAME" VARCHAR )"#,
-                #"INSERT INTO "MM_NEW_ZPERSON" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME") SELECT s.Z_PK, 1, s.Z_OPT, s."ZNAME" FROM "ZPERSON" AS s WHERE s.Z_ENT = 1"#,
+                #"""
+                CREATE TABLE "MM_NEW_ZPERSON" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZNAME" \#
+                VARCHAR )
+                """#,
+                #"""
+                INSERT INTO "MM_NEW_ZPERSON" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME") SELECT s.Z_PK, 1, s.Z_OPT, s."ZNAME" \#
+                FROM "ZPERSON" AS s WHERE s.Z_ENT = 1
+                """#,
             ])
         #expect(plan.allSteps[0].cost == .rewrite(rows: 3))
         // Every row of ZPERSON is copied: the b-tree's row count is what the new table must hold.
         #expect(plan.allSteps[0].expectedRowsSQL == #"SELECT (SELECT count(*) FROM "ZPERSON")"#)
         #expect(plan.allSteps[1].sql == [#"DROP TABLE "ZPERSON""#])
         #expect(plan.allSteps[2].sql == [#"ALTER TABLE "MM_NEW_ZPERSON" RENAME TO "ZPERSON""#])
-        #expect(plan.warnings.map(\.description) == ["destructive: Person.age is dropped: 2 non-nil values will be lost"])
+        #expect(
+            plan.warnings.map(\.description) == ["destructive: Person.age is dropped: 2 non-nil values will be lost"])
         try Migrator().apply(plan)
 
         #expect(try s.columns("ZPERSON") == ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME"])
@@ -101,7 +113,10 @@ import Testing
     }
 
     @Test func renamingAnAttributeIsOneRenameColumn() throws {
-        let s = try MigrationScenario.pets(try edit(Pets.v1, "      age: integer16?\n", "      years: { type: integer16, optional: true, renamedFrom: age }\n"))
+        let s = try MigrationScenario.pets(
+            try edit(
+                Pets.v1, "      age: integer16?\n",
+                "      years: { type: integer16, optional: true, renamedFrom: age }\n"))
         defer { s.remove() }
         let plan = try s.plan()
         #expect(plan.kinds == [.renameColumn, .entityNumbers])
@@ -124,10 +139,13 @@ import Testing
                   label: string?
 
             """
-        let s = try MigrationScenario("Numbers", versions: [v1, try edit(v1, "small: integer16?", "small: integer64?")])
+        let s = try MigrationScenario(
+            "Numbers", versions: [v1, try edit(v1, "small: integer16?", "small: integer64?")])
         defer { s.remove() }
         try s.withObjects { o in
-            for value: Int64 in [-32768, 32767, 0] { try o.insert("Thing", values: ["small": .integer(value), "label": .string("\(value)")]) }
+            for value: Int64 in [-32768, 32767, 0] {
+                try o.insert("Thing", values: ["small": .integer(value), "label": .string("\(value)")])
+            }
             try o.insert("Thing", values: ["label": .string("nil")])
         }
         let plan = try s.plan()
@@ -136,7 +154,8 @@ import Testing
         #expect(try s.storeVersion() == 2)
         #expect(
             try s.fetch("Thing").map { [$0.values["small"], $0.values["label"]] } == [
-                [.integer(-32768), .string("-32768")], [.integer(32767), .string("32767")], [.integer(0), .string("0")], [nil, .string("nil")],
+                [.integer(-32768), .string("-32768")], [.integer(32767), .string("32767")],
+                [.integer(0), .string("0")], [nil, .string("nil")],
             ])
         // An integer64 value the old type could not hold now fits.
         _ = try s.withObjects { try $0.insert("Thing", values: ["small": .integer(Int64.max)]) }
@@ -155,39 +174,55 @@ import Testing
                   big: integer64?
 
             """
-        let v2 = try edit(edit(edit(v1, "mid: integer32?", "mid: double?"), "f: float?", "f: double?"), "big: integer64?", "big: decimal?")
+        let v2 = try edit(
+            edit(edit(v1, "mid: integer32?", "mid: double?"), "f: float?", "f: double?"), "big: integer64?",
+            "big: decimal?")
         let s = try MigrationScenario("Numbers", versions: [v1, v2])
         defer { s.remove() }
         try s.withObjects { o in
-            try o.insert("Thing", values: ["mid": .integer(2_147_483_647), "f": .double(1.5), "big": .integer(9_007_199_254_740_993)])
-            try o.insert("Thing", values: ["mid": .integer(-2_147_483_648), "f": .double(-0.25), "big": .integer(Int64.min)])
+            try o.insert(
+                "Thing",
+                values: ["mid": .integer(2_147_483_647), "f": .double(1.5), "big": .integer(9_007_199_254_740_993)])
+            try o.insert(
+                "Thing", values: ["mid": .integer(-2_147_483_648), "f": .double(-0.25), "big": .integer(Int64.min)])
             try o.insert("Thing", values: [:])
         }
         let plan = try s.plan()
         #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .entityNumbers])
         #expect(
             plan.allSteps[0].sql == [
-                #"CREATE TABLE "MM_NEW_ZTHING" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZBIG" TEXT, "ZF" FLOAT, "ZMID" FLOAT )"#,
                 #"""
-                INSERT INTO "MM_NEW_ZTHING" ("Z_PK", "Z_ENT", "Z_OPT", "ZBIG", "ZF", "ZMID") \#
-                SELECT s.Z_PK, 1, s.Z_OPT, CAST(s."ZBIG" AS TEXT), s."ZF", CAST(s."ZMID" AS REAL) FROM "ZTHING" AS s WHERE s.Z_ENT = 1
+                CREATE TABLE "MM_NEW_ZTHING" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, \#
+                "ZBIG" TEXT, "ZF" FLOAT, "ZMID" FLOAT )
+                """#,
+                #"""
+                INSERT INTO "MM_NEW_ZTHING" ("Z_PK", "Z_ENT", "Z_OPT", "ZBIG", "ZF", "ZMID") SELECT s.Z_PK, 1, \#
+                s.Z_OPT, CAST(s."ZBIG" AS TEXT), s."ZF", CAST(s."ZMID" AS REAL) FROM "ZTHING" AS s WHERE s.Z_ENT = 1
                 """#,
             ])
         #expect(plan.warnings.isEmpty)
         try Migrator().apply(plan)
         #expect(
             try s.fetch("Thing") == [
-                StoredObject(entity: "Thing", primaryKey: 1, values: ["mid": .double(2_147_483_647), "f": .double(1.5), "big": .decimal("9007199254740993")]),
+                StoredObject(
+                    entity: "Thing", primaryKey: 1,
+                    values: ["mid": .double(2_147_483_647), "f": .double(1.5), "big": .decimal("9007199254740993")]),
                 StoredObject(
                     entity: "Thing", primaryKey: 2,
-                    values: ["mid": .double(-2_147_483_648), "f": .double(-0.25), "big": .decimal("-9223372036854775808")]),
+                    values: [
+                        "mid": .double(-2_147_483_648), "f": .double(-0.25), "big": .decimal("-9223372036854775808"),
+                    ]),
                 StoredObject(entity: "Thing", primaryKey: 3),
             ])
-        #expect(try s.rows(#"SELECT typeof("ZMID"), typeof("ZBIG") FROM "ZTHING" WHERE Z_PK = 1"#) == [[.text("real"), .text("text")]])
+        #expect(
+            try s.rows(#"SELECT typeof("ZMID"), typeof("ZBIG") FROM "ZTHING" WHERE Z_PK = 1"#) == [
+                [.text("real"), .text("text")]
+            ])
     }
 
     @Test func optionalToRequiredWithADefaultFillsNilValues() throws {
-        let s = try MigrationScenario.pets(try edit(Pets.v1, "      age: integer16?\n", "      age: { type: integer16, default: 18 }\n"))
+        let s = try MigrationScenario.pets(
+            try edit(Pets.v1, "      age: integer16?\n", "      age: { type: integer16, default: 18 }\n"))
         defer { s.remove() }
         let plan = try s.plan()
         #expect(plan.kinds == [.updateRows, .entityNumbers])
@@ -201,7 +236,8 @@ import Testing
 
     /// Made required and widened in one version: nil values take the default too.
     @Test func optionalToRequiredAndWidenedFillsNilValues() throws {
-        let s = try MigrationScenario.pets(try edit(Pets.v1, "      age: integer16?\n", "      age: { type: integer32, default: 18 }\n"))
+        let s = try MigrationScenario.pets(
+            try edit(Pets.v1, "      age: integer16?\n", "      age: { type: integer32, default: 18 }\n"))
         defer { s.remove() }
         try Migrator().apply(try s.plan())
         #expect(try s.fetch("Person") == Pets.people(bobAge: .integer(18)))
@@ -215,8 +251,15 @@ import Testing
         defer { s.remove() }
         let plan = try s.plan()
         #expect(plan.kinds == [.createTable, .entityNumbers])
-        #expect(plan.allSteps[0].sql == [#"CREATE TABLE "ZTOY" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZLABEL" VARCHAR )"#])
-        #expect(plan.allSteps[1].sql.contains("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (3, 'Toy', 0, 0)"))
+        #expect(
+            plan.allSteps[0].sql == [
+                #"""
+                CREATE TABLE "ZTOY" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZLABEL" VARCHAR )
+                """#
+            ])
+        #expect(
+            plan.allSteps[1].sql.contains(
+                "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (3, 'Toy', 0, 0)"))
         #expect(plan.entityNumbers == ["Person": 1, "Pet": 2, "Toy": 3])
         try Migrator().apply(plan)
 
@@ -224,7 +267,8 @@ import Testing
         #expect(try s.fetch("Person") == Pets.people())
         #expect(try s.fetch("Pet") == Pets.pets())
         _ = try s.withObjects { try $0.insert("Toy", values: ["label": .string("ball")]) }
-        #expect(try s.rows(#"SELECT Z_PK, Z_ENT, "ZLABEL" FROM "ZTOY""#) == [[.integer(1), .integer(3), .text("ball")]])
+        #expect(
+            try s.rows(#"SELECT Z_PK, Z_ENT, "ZLABEL" FROM "ZTOY""#) == [[.integer(1), .integer(3), .text("ball")]])
     }
 
     @Test func removingAnEntityDropsItsTableWithAWarning() throws {
@@ -242,7 +286,10 @@ import Testing
         #expect(plan.kinds == [.dropTable, .entityNumbers])
         #expect(plan.allSteps[0].sql == [#"DROP TABLE "ZPET""#])
         #expect(plan.allSteps[1].sql.first == "DELETE FROM Z_PRIMARYKEY WHERE Z_ENT = 2 -- Pet removed")
-        #expect(plan.warnings.map(\.description) == ["destructive: table ZPET is dropped with its 4 rows (entity Pet removed)"])
+        #expect(
+            plan.warnings.map(\.description) == [
+                "destructive: table ZPET is dropped with its 4 rows (entity Pet removed)"
+            ])
         try Migrator().apply(plan)
 
         #expect(try s.tables() == ["MM_MODELCACHE", "ZPERSON", "Z_METADATA", "Z_PRIMARYKEY"])
@@ -299,14 +346,17 @@ import Testing
     }
 
     @Test func renamingAnEntityRenamesItsTableAndKeepsItsNumber() throws {
-        let v2 = try edit(edit(Pets.v1, "  Pet:\n", "  Animal:\n    renamedFrom: Pet\n"), "destination: Pet", "destination: Animal")
+        let v2 = try edit(
+            edit(Pets.v1, "  Pet:\n", "  Animal:\n    renamedFrom: Pet\n"), "destination: Pet", "destination: Animal")
         let s = try MigrationScenario.pets(v2)
         defer { s.remove() }
         let plan = try s.plan()
         #expect(plan.kinds == [.renameTable, .dropIndex, .createIndex, .entityNumbers])
         #expect(plan.allSteps[0].sql == [#"ALTER TABLE "ZPET" RENAME TO "ZANIMAL""#])
         #expect(plan.allSteps[1].sql == [#"DROP INDEX IF EXISTS "ZPET_ZOWNER_INDEX""#])
-        #expect(plan.allSteps[2].sql == [#"CREATE INDEX "ZANIMAL_ZOWNER_INDEX" ON "ZANIMAL" ("ZOWNER" COLLATE BINARY ASC)"#])
+        #expect(
+            plan.allSteps[2].sql == [#"CREATE INDEX "ZANIMAL_ZOWNER_INDEX" ON "ZANIMAL" ("ZOWNER" COLLATE BINARY ASC)"#]
+        )
         #expect(plan.allSteps[3].sql.first == "UPDATE Z_PRIMARYKEY SET Z_NAME = 'Animal', Z_SUPER = 0 WHERE Z_ENT = 2")
         #expect(plan.warnings.isEmpty)
         try Migrator().apply(plan)
@@ -353,35 +403,47 @@ import Testing
         #expect(
             toMany.warnings.map(\.description) == [
                 """
-                destructive: Person.best has no inverse: each Pet row keeps the key of one Person (as Core Data stores it); \
-                a Pet shared by several keeps the one with the lowest primary key
+                destructive: Person.best has no inverse: each Pet row keeps the key of one Person (as Core Data stores \
+                it); a Pet shared by several keeps the one with the lowest primary key
                 """
             ])
         let buildPet = try #require(toMany.allSteps.first { $0.summary.hasPrefix("rebuild ZPET") })
         #expect(
             buildPet.sql[1] == #"""
                 INSERT INTO "MM_NEW_ZPET" ("Z_PK", "Z_ENT", "Z_OPT", "Z1BEST", "ZNAME") SELECT s.Z_PK, 2, s.Z_OPT, \#
-                (SELECT t.Z_PK FROM "ZPERSON" AS t WHERE t."ZBEST" = s.Z_PK AND t.Z_ENT IN (1) ORDER BY t.Z_PK LIMIT 1), \#
+                (SELECT t.Z_PK FROM "ZPERSON" AS t WHERE t."ZBEST" = s.Z_PK AND t.Z_ENT IN (1) ORDER BY t.Z_PK \#
+                LIMIT 1), \#
                 s."ZNAME" FROM "ZPET" AS s WHERE s.Z_ENT = 2
                 """#)
         try Migrator().apply(toMany)
-        #expect(try s.rows(#"SELECT Z_PK, "Z1BEST" FROM "ZPET" ORDER BY Z_PK"#) == [[.integer(1), .null], [.integer(2), .integer(1)]])
+        #expect(
+            try s.rows(#"SELECT Z_PK, "Z1BEST" FROM "ZPET" ORDER BY Z_PK"#) == [
+                [.integer(1), .null], [.integer(2), .integer(1)],
+            ])
         #expect(try s.columns("ZPERSON") == ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME"])
         #expect(try s.fetch("Person").map { $0.relationships["best"] ?? [] } == [[2], [], []])
         // Cy takes Rex; Tom already belongs to Ann.
         _ = try s.withObjects { try $0.insert("Person", values: ["name": .string("Cy")], relationships: ["best": [1]]) }
         #expect(throws: StoreError.self) {
-            try s.withObjects { try $0.insert("Person", values: ["name": .string("Eve")], relationships: ["best": [2]]) }
+            try s.withObjects {
+                try $0.insert("Person", values: ["name": .string("Eve")], relationships: ["best": [2]])
+            }
         }
 
         let toOne = try s.plan(to: 3)
         // Every person has one destination or none: the data allows it, nothing is lost.
         #expect(toOne.warnings.map(\.description) == [])
-        #expect(toOne.hops.first?.requirements.map(\.summary) == ["Person.best becomes to-one, and stored Person objects have several destinations"])
+        #expect(
+            toOne.hops.first?.requirements.map(\.summary) == [
+                "Person.best becomes to-one, and stored Person objects have several destinations"
+            ])
         try Migrator().apply(toOne)
         #expect(try s.storeVersion() == 3)
         #expect(try s.columns("ZPET") == ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME"])
-        #expect(try s.fetch("Person").map { $0.values["name"] } == [.string("Ann"), .string("Bob"), .string("Dee"), .string("Cy")])
+        #expect(
+            try s.fetch("Person").map { $0.values["name"] } == [
+                .string("Ann"), .string("Bob"), .string("Dee"), .string("Cy"),
+            ])
         #expect(try s.fetch("Person").map { $0.relationships["best"] ?? [] } == [[2], [], [], [1]])
         #expect(try s.fetch("Pet").map(\.values) == [["name": .string("Rex")], ["name": .string("Tom")]])
     }
@@ -397,8 +459,8 @@ import Testing
         #expect(
             plan.allSteps[0].sql == [
                 #"""
-                CREATE TABLE "MM_NEW_ZPET" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZOWNER" INTEGER, \#
-                "Z_FOK_OWNER" INTEGER, "ZNAME" VARCHAR )
+                CREATE TABLE "MM_NEW_ZPET" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZOWNER" \#
+                INTEGER, "Z_FOK_OWNER" INTEGER, "ZNAME" VARCHAR )
                 """#,
                 #"""
                 INSERT INTO "MM_NEW_ZPET" ("Z_PK", "Z_ENT", "Z_OPT", "ZOWNER", "Z_FOK_OWNER", "ZNAME") \#
@@ -437,7 +499,9 @@ import Testing
         #expect(plan.kinds == [.rebuildTable, .fillJoinTable, .dropTable, .renameTable, .createIndex, .entityNumbers])
         #expect(
             plan.allSteps[1].sql == [
-                #"CREATE TABLE "Z_1PETS" ( "Z_1OWNERS" INTEGER, "Z_2PETS" INTEGER, PRIMARY KEY ("Z_1OWNERS", "Z_2PETS") )"#,
+                #"""
+                CREATE TABLE "Z_1PETS" ( "Z_1OWNERS" INTEGER, "Z_2PETS" INTEGER, PRIMARY KEY ("Z_1OWNERS", "Z_2PETS") )
+                """#,
                 #"""
                 INSERT OR IGNORE INTO "Z_1PETS" ("Z_1OWNERS", "Z_2PETS") SELECT p.k1, p.k2 \#
                 FROM (SELECT "ZOWNER" AS k1, Z_PK AS k2 FROM "ZPET" WHERE "ZOWNER" IS NOT NULL) AS p
@@ -453,7 +517,9 @@ import Testing
         #expect(try s.fetch("Person") == Pets.people())
         #expect(try s.fetch("Pet") == Pets.pets(owner: "owners"))
         // Many-to-many now: a new pet with two owners.
-        _ = try s.withObjects { try $0.insert("Pet", values: ["name": .string("Duo")], relationships: ["owners": [2, 3]]) }
+        _ = try s.withObjects {
+            try $0.insert("Pet", values: ["name": .string("Duo")], relationships: ["owners": [2, 3]])
+        }
         #expect(try s.fetch("Person").map { $0.relationships["pets"] } == [[1, 3], [5], [2, 5]])
     }
 
@@ -478,13 +544,16 @@ import Testing
     /// A new parent above an existing entity: its rows move into the parent's table
     /// with their keys, their entity number and every value.
     @Test func aNewParentAboveAnExistingEntityKeepsRowsKeysAndNumbers() throws {
-        let v2 = try edit(Self.owners, "  Pet:\n", "  Animal:\n    attributes:\n      legs: { type: integer16, default: 4 }\n  Pet:\n    parent: Animal\n")
+        let v2 = try edit(
+            Self.owners, "  Pet:\n",
+            "  Animal:\n    attributes:\n      legs: { type: integer16, default: 4 }\n  Pet:\n    parent: Animal\n")
         let s = try MigrationScenario("Owners", versions: [Self.owners, v2])
         defer { s.remove() }
         try s.withObjects { o in
             try o.insert("Owner", values: ["name": .string("Ann")])
             try o.insert("Owner", values: ["name": .string("Bob")])
-            try o.insert("Pet", values: ["name": .string("Rex"), "color": .string("red")], relationships: ["owner": [2]])
+            try o.insert(
+                "Pet", values: ["name": .string("Rex"), "color": .string("red")], relationships: ["owner": [2]])
             try o.insert("Pet", values: ["name": .string("Tom")], relationships: ["owner": [1]])
             try o.insert("Pet", values: ["name": .string("Kit")])
         }
@@ -494,10 +563,15 @@ import Testing
         #expect(
             try s.fetch("Pet") == [
                 StoredObject(
-                    entity: "Pet", primaryKey: 1, values: ["name": .string("Rex"), "color": .string("red"), "legs": .integer(4)],
+                    entity: "Pet", primaryKey: 1,
+                    values: ["name": .string("Rex"), "color": .string("red"), "legs": .integer(4)],
                     relationships: ["owner": [2]]),
-                StoredObject(entity: "Pet", primaryKey: 2, values: ["name": .string("Tom"), "legs": .integer(4)], relationships: ["owner": [1]]),
-                StoredObject(entity: "Pet", primaryKey: 3, values: ["name": .string("Kit"), "legs": .integer(4)], relationships: ["owner": []]),
+                StoredObject(
+                    entity: "Pet", primaryKey: 2, values: ["name": .string("Tom"), "legs": .integer(4)],
+                    relationships: ["owner": [1]]),
+                StoredObject(
+                    entity: "Pet", primaryKey: 3, values: ["name": .string("Kit"), "legs": .integer(4)],
+                    relationships: ["owner": []]),
             ])
         #expect(try s.fetch("Animal") == s.fetch("Pet"))
         #expect(try s.fetch("Owner").map { $0.relationships["pets"] } == [[2], [1]])
@@ -535,7 +609,8 @@ import Testing
         try s.withObjects { o in
             try o.insert("Owner", values: ["name": .string("Ann")])
             try o.insert("Animal", values: ["name": .string("Generic")], relationships: ["owner": [1]])
-            try o.insert("Dog", values: ["name": .string("Rex"), "breed": .string("pug")], relationships: ["owner": [1]])
+            try o.insert(
+                "Dog", values: ["name": .string("Rex"), "breed": .string("pug")], relationships: ["owner": [1]])
             try o.insert("Cat", values: ["name": .string("Tom"), "lives": .integer(7)], relationships: ["owner": [1]])
             try o.insert("Cat", values: ["name": .string("Kit")])
         }
@@ -544,15 +619,23 @@ import Testing
     /// Cat leaves the Animal hierarchy: its rows move to their own table with their
     /// keys and number; what Cat inherited and no longer has is dropped, with a warning.
     @Test func anEntityLeavingAHierarchyMovesToItsOwnTable() throws {
-        let v2 = try edit(Self.zoo, "  Cat:\n    parent: Animal\n    attributes:\n", "  Cat:\n    attributes:\n      name: string\n")
+        let v2 = try edit(
+            Self.zoo, "  Cat:\n    parent: Animal\n    attributes:\n", "  Cat:\n    attributes:\n      name: string\n")
         let s = try MigrationScenario("Zoo", versions: [Self.zoo, v2])
         defer { s.remove() }
         try Self.seedZoo(s)
         let plan = try s.plan()
-        #expect(plan.kinds == [.rebuildTable, .rebuildTable, .dropTable, .renameTable, .renameTable, .createIndex, .createIndex, .entityNumbers])
+        #expect(
+            plan.kinds == [
+                .rebuildTable, .rebuildTable, .dropTable, .renameTable, .renameTable, .createIndex, .createIndex,
+                .entityNumbers,
+            ])
         #expect(
             plan.allSteps[1].sql == [
-                #"CREATE TABLE "MM_NEW_ZCAT" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZLIVES" INTEGER, "ZNAME" VARCHAR )"#,
+                #"""
+                CREATE TABLE "MM_NEW_ZCAT" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, \#
+                "ZLIVES" INTEGER, "ZNAME" VARCHAR )
+                """#,
                 #"""
                 INSERT INTO "MM_NEW_ZCAT" ("Z_PK", "Z_ENT", "Z_OPT", "ZLIVES", "ZNAME") \#
                 SELECT s.Z_PK, 2, s.Z_OPT, s."ZLIVES", s."ZNAME" FROM "ZANIMAL" AS s WHERE s.Z_ENT = 2
@@ -568,12 +651,27 @@ import Testing
             ])
         #expect(
             try s.fetch("Animal") == [
-                StoredObject(entity: "Animal", primaryKey: 1, values: ["name": .string("Generic")], relationships: ["owner": [1]]),
-                StoredObject(entity: "Dog", primaryKey: 2, values: ["name": .string("Rex"), "breed": .string("pug")], relationships: ["owner": [1]]),
+                StoredObject(
+                    entity: "Animal", primaryKey: 1, values: ["name": .string("Generic")], relationships: ["owner": [1]]
+                ),
+                StoredObject(
+                    entity: "Dog", primaryKey: 2, values: ["name": .string("Rex"), "breed": .string("pug")],
+                    relationships: ["owner": [1]]),
             ])
-        #expect(try s.fetch("Owner") == [StoredObject(entity: "Owner", primaryKey: 1, values: ["name": .string("Ann")], relationships: ["animals": [1, 2]])])
-        #expect(try s.rows(#"SELECT Z_PK, Z_ENT FROM "ZCAT" ORDER BY Z_PK"#) == [[.integer(3), .integer(2)], [.integer(4), .integer(2)]])
-        #expect(try s.keys() == ["1 Animal super 0 max 4", "2 Cat super 0 max 4", "3 Dog super 1 max 0", "4 Owner super 0 max 1"])
+        #expect(
+            try s.fetch("Owner") == [
+                StoredObject(
+                    entity: "Owner", primaryKey: 1, values: ["name": .string("Ann")],
+                    relationships: ["animals": [1, 2]])
+            ])
+        #expect(
+            try s.rows(#"SELECT Z_PK, Z_ENT FROM "ZCAT" ORDER BY Z_PK"#) == [
+                [.integer(3), .integer(2)], [.integer(4), .integer(2)],
+            ])
+        #expect(
+            try s.keys() == [
+                "1 Animal super 0 max 4", "2 Cat super 0 max 4", "3 Dog super 1 max 0", "4 Owner super 0 max 1",
+            ])
         // New cats continue after the moved keys.
         #expect(try s.withObjects { try $0.insert("Cat", values: ["name": .string("New")]) } == 5)
     }
@@ -581,8 +679,11 @@ import Testing
     /// Dog.breed moves up into Animal: Dogs keep their breed, other animals have none.
     @Test func aPropertyMovingUpIntoTheParentKeepsItsValues() throws {
         let v2 = try edit(
-            edit(Self.zoo, "  Dog:\n    parent: Animal\n    attributes:\n      breed: string?\n", "  Dog:\n    parent: Animal\n"),
-            "      name: string\n    relationships:\n      owner:", "      name: string\n      breed: string?\n    relationships:\n      owner:")
+            edit(
+                Self.zoo, "  Dog:\n    parent: Animal\n    attributes:\n      breed: string?\n",
+                "  Dog:\n    parent: Animal\n"),
+            "      name: string\n    relationships:\n      owner:",
+            "      name: string\n      breed: string?\n    relationships:\n      owner:")
         let s = try MigrationScenario("Zoo", versions: [Self.zoo, v2])
         defer { s.remove() }
         try Self.seedZoo(s)
@@ -593,13 +694,24 @@ import Testing
         #expect(try s.storeVersion() == 2)
         #expect(
             try s.fetch("Animal") == [
-                StoredObject(entity: "Animal", primaryKey: 1, values: ["name": .string("Generic")], relationships: ["owner": [1]]),
-                StoredObject(entity: "Dog", primaryKey: 2, values: ["name": .string("Rex"), "breed": .string("pug")], relationships: ["owner": [1]]),
-                StoredObject(entity: "Cat", primaryKey: 3, values: ["name": .string("Tom"), "lives": .integer(7)], relationships: ["owner": [1]]),
-                StoredObject(entity: "Cat", primaryKey: 4, values: ["name": .string("Kit"), "lives": .integer(9)], relationships: ["owner": []]),
+                StoredObject(
+                    entity: "Animal", primaryKey: 1, values: ["name": .string("Generic")], relationships: ["owner": [1]]
+                ),
+                StoredObject(
+                    entity: "Dog", primaryKey: 2, values: ["name": .string("Rex"), "breed": .string("pug")],
+                    relationships: ["owner": [1]]),
+                StoredObject(
+                    entity: "Cat", primaryKey: 3, values: ["name": .string("Tom"), "lives": .integer(7)],
+                    relationships: ["owner": [1]]),
+                StoredObject(
+                    entity: "Cat", primaryKey: 4, values: ["name": .string("Kit"), "lives": .integer(9)],
+                    relationships: ["owner": []]),
             ])
         #expect(try s.fetch("Owner").first?.relationships["animals"] == [1, 2, 3])
-        #expect(try s.keys() == ["1 Animal super 0 max 4", "2 Cat super 1 max 0", "3 Dog super 1 max 0", "4 Owner super 0 max 1"])
+        #expect(
+            try s.keys() == [
+                "1 Animal super 0 max 4", "2 Cat super 1 max 0", "3 Dog super 1 max 0", "4 Owner super 0 max 1",
+            ])
         // Any animal may have a breed now.
         _ = try s.withObjects { try $0.insert("Cat", values: ["name": .string("Sia"), "breed": .string("siamese")]) }
         #expect(try s.fetch("Cat").last?.values["breed"] == .string("siamese"))

@@ -34,16 +34,19 @@ import Testing
             (error as? PlanningError)?.isNoPath == true
                 && "\(error)" == """
                     \(s.storePath): hop 1 → 2 of Pets cannot migrate this store's data:
-                      unique index Z_Pet_UNIQUE_name (ZNAME) is new on ZPET, and stored values are held by several objects: 1 row: 'Rex' × 2 (Z_PK 1, 5)
-                        remedy: make those values unique first, or write Migrations/Pets/1-to-2.yaml with a policy that merges or renames them \
-                    (see Docs/Policies.md)
+                      unique index Z_Pet_UNIQUE_name (ZNAME) is new on ZPET, and stored values are held by several \
+                    objects: 1 row: 'Rex' × 2 (Z_PK 1, 5)
+                        remedy: make those values unique first, or write Migrations/Pets/1-to-2.yaml with a policy \
+                    that merges or renames them (see Docs/Policies.md)
                     """
         }
         #expect(throws: MigrationError.self) { try Migrator().apply(plan) }
         #expect(try s.storeVersion() == 1)
         plan.hops[0].requirements = []
         #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .createIndex, .entityNumbers])
-        #expect(plan.allSteps[3].sql == [#"CREATE UNIQUE INDEX "Z_Pet_UNIQUE_name" ON "ZPET" ("ZNAME" COLLATE BINARY ASC)"#])
+        #expect(
+            plan.allSteps[3].sql == [#"CREATE UNIQUE INDEX "Z_Pet_UNIQUE_name" ON "ZPET" ("ZNAME" COLLATE BINARY ASC)"#]
+        )
         // SQLite refuses the index: the data's refusal, naming the objects.
         try expectFailure(
             s, plan, .dataRefused,
@@ -51,8 +54,8 @@ import Testing
             hop 1 → 2 cannot migrate this store's data:
               unique index Z_Pet_UNIQUE_name (ZNAME) on ZPET: the values this hop writes are held by several objects: \
             1 row: 'Rex' × 2 (Z_PK 1, 5)
-                remedy: make those values unique first, or write Migrations/Pets/1-to-2.yaml with a policy that merges or renames them \
-            (see Docs/Policies.md); nothing was changed
+                remedy: make those values unique first, or write Migrations/Pets/1-to-2.yaml with a policy that merges \
+            or renames them (see Docs/Policies.md); nothing was changed
             """)
         #expect(try s.storeVersion() == 1)
         #expect(try s.columns("ZPERSON") == ["Z_PK", "Z_ENT", "Z_OPT", "ZAGE", "ZNAME"])
@@ -75,7 +78,9 @@ import Testing
         let insert = plan.hops[0].steps[0].sql[1]
         #expect(insert.contains(#"coalesce(CAST(s."ZAGE" AS REAL), 18.0)"#))
         plan.hops[0].steps[0].sql[1] = insert.replacingOccurrences(of: "coalesce(", with: "nullif(")
-        try expectFailure(s, plan, .checkFailed, "check failed: required Person.age has a value in every row: 1 row violates it; nothing was changed")
+        try expectFailure(
+            s, plan, .checkFailed,
+            "check failed: required Person.age has a value in every row: 1 row violates it; nothing was changed")
         #expect(try s.fetch("Person") == Pets.people())
     }
 
@@ -98,19 +103,24 @@ import Testing
             """
         let v2 = try edit(
             edit(
-                edit(edit(v1, "a: string?", #"a: { type: string, default: "-" }"#), "b: integer32?", "b: { type: integer32, default: 0 }"),
-                "c: { type: string, optional: true, indexed: true }", #"c: { type: string, default: "", indexed: true }"#),
+                edit(
+                    edit(v1, "a: string?", #"a: { type: string, default: "-" }"#), "b: integer32?",
+                    "b: { type: integer32, default: 0 }"),
+                "c: { type: string, optional: true, indexed: true }",
+                #"c: { type: string, default: "", indexed: true }"#),
             "mid: integer32?", "mid: double?")
         let s = try MigrationScenario("Things", versions: [v1, v2])
         defer { s.remove() }
         try s.withObjects { o in
-            try o.insert("Thing", values: ["a": .string("x"), "b": .integer(1), "c": .string("k1"), "mid": .integer(5)])
+            try o.insert(
+                "Thing", values: ["a": .string("x"), "b": .integer(1), "c": .string("k1"), "mid": .integer(5)])
             try o.insert("Thing", values: ["c": .string("k2")])
         }
         var plan = try s.plan()
         let checks = plan.hops[0].checks.filter { $0.summary.hasPrefix("required") }
         // In the table's column order (Core Data's: integers before strings).
-        let probe = #"SELECT count(*) FROM "ZTHING" WHERE (Z_ENT IN (1) AND "ZB" IS NULL) OR (Z_ENT IN (1) AND "ZA" IS NULL)"#
+        let probe =
+            #"SELECT count(*) FROM "ZTHING" WHERE (Z_ENT IN (1) AND "ZB" IS NULL) OR (Z_ENT IN (1) AND "ZA" IS NULL)"#
         #expect(
             checks.map(\.summary) == [
                 "required Thing.b has a value in every row", "required Thing.a has a value in every row",
@@ -130,8 +140,12 @@ import Testing
         #expect(insert.contains(fill), "\(insert)")
         var broken = plan
         let step = broken.hops[0].steps.firstIndex { $0.kind == .rebuildTable } ?? 0
-        broken.hops[0].steps[step].sql = broken.hops[0].steps[step].sql.map { $0.replacingOccurrences(of: fill, with: #"s."ZB""#) }
-        try expectFailure(s, broken, .checkFailed, "check failed: required Thing.b has a value in every row: 1 row violates it; nothing was changed")
+        broken.hops[0].steps[step].sql = broken.hops[0].steps[step].sql.map {
+            $0.replacingOccurrences(of: fill, with: #"s."ZB""#)
+        }
+        try expectFailure(
+            s, broken, .checkFailed,
+            "check failed: required Thing.b has a value in every row: 1 row violates it; nothing was changed")
 
         plan = try s.plan()
         try Migrator().apply(plan)
@@ -163,18 +177,24 @@ import Testing
         defer { s.remove() }
         var plan = try s.plan()
         plan.hops[0].steps[0].sql[1] += " AND s.Z_PK > 1"
-        try expectFailure(s, plan, .checkFailed, "ZPERSON: the rebuilt table holds 2 rows, 3 expected; nothing was changed")
+        try expectFailure(
+            s, plan, .checkFailed, "ZPERSON: the rebuilt table holds 2 rows, 3 expected; nothing was changed")
     }
 
     /// A plan made before another migration ran is refused.
     @Test func aPlanForAStoreThatChangedIsRefused() throws {
-        let s = try MigrationScenario.pets(try edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      nickname: string?\n"))
+        let s = try MigrationScenario.pets(
+            try edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      nickname: string?\n"))
         defer { s.remove() }
         let plan = try s.plan()
         try Migrator().apply(plan)
         try expectFailure(
             s, plan, .storeChanged,
-            "\(s.storePath): the store changed since it was planned (another migration ran?); plan again; nothing was changed")
+            """
+            \(s.storePath): the store changed since it was planned (another migration ran?); plan again; nothing was \
+            changed
+            """
+        )
         #expect(try s.plan().isEmpty)
     }
 
@@ -190,7 +210,11 @@ import Testing
             try Migrator().apply(plan, options: Migrator.Options(timeout: 0.2))
         } throws: { error in
             (error as? MigrationError)?.kind == .locked
-                && "\(error)" == "\(s.storePath): another migration, writer or reader holds the store; waited 0.2 s (--timeout); nothing was changed"
+                && "\(error)"
+                    == """
+                    \(s.storePath): another migration, writer or reader holds the store; waited 0.2 s (--timeout); \
+                    nothing was changed
+                    """
         }
         #expect(Date().timeIntervalSince(started) >= 0.2)
         try holder.execute("ROLLBACK")
@@ -224,7 +248,8 @@ import Testing
         #expect {
             try Migrator().apply(try s.plan(), options: Migrator.Options(backupPath: backup))
         } throws: { error in
-            (error as? MigrationError)?.kind == .backupFailed && "\(error)" == "\(backup): the backup file already exists; choose a new path"
+            (error as? MigrationError)?.kind == .backupFailed
+                && "\(error)" == "\(backup): the backup file already exists; choose a new path"
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
         #expect(try String(contentsOfFile: backup, encoding: .utf8) == "keep me")
@@ -240,7 +265,8 @@ import Testing
     /// The new metadata: stamped version, hashes, layout hash, a history record and
     /// the model cache of the new version.
     @Test func theStoreIsStampedWithTheNewVersionAndItsHistory() throws {
-        let s = try MigrationScenario.pets(try edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      nickname: string?\n"))
+        let s = try MigrationScenario.pets(
+            try edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      nickname: string?\n"))
         defer { s.remove() }
         let plan = try s.plan()
         try Migrator().apply(plan)

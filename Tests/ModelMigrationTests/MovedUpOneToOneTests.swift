@@ -72,10 +72,14 @@ import Testing
         defer { s.remove() }
         try s.withObjects { o in
             try o.insert("Library", values: ["name": .string("L1")])
-            for title in ["B1", "B2"] { try o.insert("Book", values: ["title": .string(title)], relationships: ["lastPlayed": [1]]) }
+            for title in ["B1", "B2"] {
+                try o.insert("Book", values: ["title": .string(title)], relationships: ["lastPlayed": [1]])
+            }
         }
         let plan = try s.plan()
-        #expect(plan.warnings.contains { $0.isDestructive && $0.message.contains("become a one-to-one") }, "\(plan.warnings)")
+        #expect(
+            plan.warnings.contains { $0.isDestructive && $0.message.contains("become a one-to-one") },
+            "\(plan.warnings)")
         try Migrator().apply(plan)
         #expect(try s.fetch("Book").map { $0.relationships["lastPlayed"] ?? [] } == [[1], []])
         #expect(try s.fetch("Library").map { $0.relationships["lastPlayedItem"] ?? [] } == [[1]])
@@ -86,11 +90,13 @@ import Testing
     @Test func oneSideLeftEmptyWithTheOtherCarriedBySubentitiesIsRefused() throws {
         let s = try MigrationScenario("Player", versions: [Self.oneToOne, Self.v2])
         defer { s.remove() }
-        try s.writeMapping("1-to-2.yaml", "entities:\n  Library:\n    properties:\n      lastPlayedItem: { default: null }\n")
+        try s.writeMapping(
+            "1-to-2.yaml", "entities:\n  Library:\n    properties:\n      lastPlayedItem: { default: null }\n")
         #expect {
             try s.plan()
         } throws: { error in
-            "\(error)".contains("relationship 'Library.lastPlayedItem': left empty, but its inverse Book.lastPlayed is mapped")
+            "\(error)".contains(
+                "relationship 'Library.lastPlayedItem': left empty, but its inverse Book.lastPlayed is mapped")
         }
     }
 }

@@ -36,7 +36,8 @@ import Testing
         try s.withObjects { o in
             try o.insert("Owner", values: ["name": .string("Ann")])
             try o.insert("Owner", values: ["name": .string("Bob")])
-            try o.insert("Pet", values: ["name": .string("Rex"), "color": .string("red")], relationships: ["owner": [2]])
+            try o.insert(
+                "Pet", values: ["name": .string("Rex"), "color": .string("red")], relationships: ["owner": [2]])
             try o.insert("Pet", values: ["name": .string("Tom")], relationships: ["owner": [2]])
             try o.insert("Pet", values: ["name": .string("Kit")])
         }
@@ -47,7 +48,8 @@ import Testing
     @Test(arguments: [false, true])
     func theWidenedRelationshipKeepsEveryPair(inTwoVersions: Bool) throws {
         let parentFirst = try edit(
-            MigratorRuleTests.owners, "  Pet:\n", "  Animal:\n    abstract: true\n    attributes:\n      legs: integer16?\n  Pet:\n    parent: Animal\n")
+            MigratorRuleTests.owners, "  Pet:\n",
+            "  Animal:\n    abstract: true\n    attributes:\n      legs: integer16?\n  Pet:\n    parent: Animal\n")
         let s = try Self.seeded([MigratorRuleTests.owners] + (inTwoVersions ? [parentFirst] : []) + [Self.v2])
         defer { s.remove() }
         let plan = try s.plan()

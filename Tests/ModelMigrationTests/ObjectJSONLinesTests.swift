@@ -129,48 +129,63 @@ private struct Fixture {
         let input =
             [
                 #"""
-                {"i16":32767,"i32":2147483647,"i64":9223372036854775807,"amount":"12345678901234567890123456789012345678",\#
+                {"i16":32767,"i32":2147483647,"i64":9223372036854775807,\#
+                "amount":"12345678901234567890123456789012345678",\#
                 "ratio":1.7976931348623157e+308,"weight":3.4028234663852886e+38,"text":"Grüße 東京 👩‍👩‍👧‍👦","flag":true,\#
                 "stamp":"2026-04-05T06:07:08.123456Z","payload":"AP8Q","token":"0F8FAD5B-D9CB-469F-A165-70867728950E",\#
                 "link":"https://example.com/a?b=c","opaque":"YnBsaXN0MDA="}
                 """#,
                 #"""
-                {"i16":-32768,"i32":-2147483648,"i64":-9223372036854775808,"amount":"0.10","ratio":5e-324,"weight":-2.5,"text":"",\#
+                {"i16":-32768,"i32":-2147483648,"i64":-9223372036854775808,"amount":"0.10","ratio":5e-324,\#
+                "weight":-2.5,"text":"",\#
                 "flag":false,"stamp":-978307199.5,"payload":"","token":null,"link":null,"opaque":null}
                 """#,
                 "",
-                #"  {"_pk":7,"amount":0.10,"ratio":-0.0,"weight":0.1,"stamp":0.000001,"text":"tab\tquote\"\\ \u00e9 \ud83c\udf89","i64":0}  "#,
+                #"  {"_pk":7,"amount":0.10,"ratio":-0.0,"weight":0.1,"stamp":0.000001,"#
+                    + #""text":"tab\tquote\"\\ \u00e9 \ud83c\udf89","i64":0}  "#,
             ].joined(separator: "\n") + "\n"
         #expect(try ObjectJSONLines.load(f.access, entity: "Sample", text: input, file: "samples.jsonl") == 3)
         let expected = [
             #"""
-            {"_pk":1,"_entity":"Sample","amount":"12345678901234567890123456789012345678","flag":true,"i16":32767,"i32":2147483647,\#
+            {"_pk":1,"_entity":"Sample","amount":"12345678901234567890123456789012345678","flag":true,"i16":32767,\#
+            "i32":2147483647,\#
             "i64":9223372036854775807,"link":"https://example.com/a?b=c","opaque":"YnBsaXN0MDA=","payload":"AP8Q",\#
             "ratio":1.7976931348623157e+308,"stamp":"2026-04-05T06:07:08.123456Z","text":"Grüße 東京 👩‍👩‍👧‍👦",\#
             "token":"0f8fad5b-d9cb-469f-a165-70867728950e","weight":3.4028235e+38}
             """#,
             #"""
-            {"_pk":2,"_entity":"Sample","amount":"0.10","flag":false,"i16":-32768,"i32":-2147483648,"i64":-9223372036854775808,\#
-            "link":null,"opaque":null,"payload":"","ratio":5e-324,"stamp":"1970-01-01T00:00:00.5Z","text":"","token":null,"weight":-2.5}
+            {"_pk":2,"_entity":"Sample","amount":"0.10","flag":false,"i16":-32768,"i32":-2147483648,\#
+            "i64":-9223372036854775808,\#
+            "link":null,"opaque":null,"payload":"","ratio":5e-324,"stamp":"1970-01-01T00:00:00.5Z","text":"",\#
+            "token":null,"weight":-2.5}
             """#,
             // -0.0 loses its sign in a FLOAT column (SQLite keeps integral reals as integers).
             #"""
-            {"_pk":7,"_entity":"Sample","amount":"0.10","flag":null,"i16":null,"i32":null,"i64":0,"link":null,"opaque":null,\#
-            "payload":null,"ratio":0.0,"stamp":"2001-01-01T00:00:00.000001Z","text":"tab\tquote\"\\ é 🎉","token":null,"weight":0.1}
+            {"_pk":7,"_entity":"Sample","amount":"0.10","flag":null,"i16":null,"i32":null,"i64":0,"link":null,\#
+            "opaque":null,\#
+            "payload":null,"ratio":0.0,"stamp":"2001-01-01T00:00:00.000001Z","text":"tab\tquote\"\\ é \#
+            🎉","token":null,"weight":0.1}
             """#,
         ]
         let dumped = try f.dump("Sample")
         #expect(dumped == expected)
         #expect(
-            try f.store.connection.prepare("SELECT ZSTAMP, hex(ZTOKEN), length(ZPAYLOAD), ZAMOUNT FROM ZSAMPLE ORDER BY Z_PK").rows() == [
-                [.real(797_062_028.123456), .text("0F8FAD5BD9CB469FA16570867728950E"), .integer(3), .text("12345678901234567890123456789012345678")],
+            try f.store.connection.prepare(
+                "SELECT ZSTAMP, hex(ZTOKEN), length(ZPAYLOAD), ZAMOUNT FROM ZSAMPLE ORDER BY Z_PK"
+            ).rows() == [
+                [
+                    .real(797_062_028.123456), .text("0F8FAD5BD9CB469FA16570867728950E"), .integer(3),
+                    .text("12345678901234567890123456789012345678"),
+                ],
                 [.real(-978_307_199.5), .text(""), .integer(0), .text("0.10")],
                 [.real(0.000001), .text(""), .null, .text("0.10")],
             ])
 
         // Dumped lines load into another store and dump to the same lines.
         let copy = try f.emptyCopy()
-        #expect(try ObjectJSONLines.load(copy, entity: "Sample", text: dumped.joined(separator: "\n"), file: "dump.jsonl") == 3)
+        #expect(
+            try ObjectJSONLines.load(copy, entity: "Sample", text: dumped.joined(separator: "\n"), file: "dump.jsonl")
+                == 3)
         var again: [String] = []
         try ObjectJSONLines.dump(copy, entity: "Sample") { again.append($0) }
         #expect(again == expected)
@@ -184,15 +199,21 @@ private struct Fixture {
         let f = try Fixture("Types", yaml: typesModel)
         defer { f.remove() }
         let lines = [
-            #"{"_pk":3,"_entity":"Sample","flag":true,"i16":-32768,"i32":7,"i64":-0,"ratio":1e3,"text":"Zoë","weight":0.1}"#,
+            #"""
+            {"_pk":3,"_entity":"Sample","flag":true,"i16":-32768,"i32":7,"i64":-0,"ratio":1e3,"text":"Zoë","weight":0.1}
+            """#,
             #"{"flag":false,"i64":9223372036854775807,"ratio":-2.5E-3,"text":"","weight":null}"#,
             #"{}"#,
             #"{"i32":2147483647,"text":null,"ratio":7}  "#,
         ]
         let spaced = lines.map { $0.replacingOccurrences(of: "\":", with: "\": ") }
-        #expect(try ObjectJSONLines.load(f.access, entity: "Sample", text: lines.joined(separator: "\n"), file: "fast.jsonl") == 4)
+        #expect(
+            try ObjectJSONLines.load(
+                f.access, entity: "Sample", text: lines.joined(separator: "\n"), file: "fast.jsonl") == 4)
         let copy = try f.emptyCopy()
-        #expect(try ObjectJSONLines.load(copy, entity: "Sample", text: spaced.joined(separator: "\n"), file: "general.jsonl") == 4)
+        #expect(
+            try ObjectJSONLines.load(
+                copy, entity: "Sample", text: spaced.joined(separator: "\n"), file: "general.jsonl") == 4)
         #expect(try f.access.fetch("Sample") == copy.fetch("Sample"))
         #expect(try f.access.fetch("Sample").map(\.primaryKey) == [3, 4, 5, 6])
 
@@ -213,7 +234,10 @@ private struct Fixture {
         #expect(fast == general, "\(fast) vs \(general)")
         #expect(general.count == refused.count)
         // (A syntax error's byte offset moves with the spaces: compared alone.)
-        #expect(try problems([#"{"i64":01}"#], f.access) == ["x.jsonl:1: invalid JSON at byte 9: a number cannot start with 0"])
+        #expect(
+            try problems([#"{"i64":01}"#], f.access) == [
+                "x.jsonl:1: invalid JSON at byte 9: a number cannot start with 0"
+            ])
     }
 
     /// The reader splits at LF however the chunks fall, drops CRs before LF and a
@@ -229,7 +253,10 @@ private struct Fixture {
         var lines: [(Int, String)] = []
         try reader.forEachLine { lines.append(($0, String(decoding: $1, as: UTF8.self))) }
         #expect(lines.map(\.0) == [1, 2, 3, 4, 5])
-        #expect(lines.map(\.1) == [#"{"a":1}"#, "", "  ", #"{"b":""# + String(repeating: "é", count: 40) + #""}"#, #"{"c":3}"#])
+        #expect(
+            lines.map(\.1) == [
+                #"{"a":1}"#, "", "  ", #"{"b":""# + String(repeating: "é", count: 40) + #""}"#, #"{"c":3}"#,
+            ])
         #expect(reader.bytesRead == Int64(text.utf8.count))
     }
 
@@ -238,7 +265,8 @@ private struct Fixture {
         defer { f.remove() }
         let text = String(repeating: "Zürich ☃ ", count: 20_000)
         let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
-        try f.access.insert("Sample", values: ["text": .string(text), "payload": .binary(bytes), "opaque": .binary(bytes)])
+        try f.access.insert(
+            "Sample", values: ["text": .string(text), "payload": .binary(bytes), "opaque": .binary(bytes)])
         let dumped = try f.dump("Sample")
         let copy = try f.emptyCopy()
         try ObjectJSONLines.load(copy, entity: "Sample", text: dumped[0], file: "dump.jsonl")
@@ -266,8 +294,10 @@ private struct Fixture {
                 {"title":"B","tags":[]}
                 {"title":"C","tags":[1]}
                 """, file: "books.jsonl")
-        try ObjectJSONLines.load(f.access, entity: "Profile", text: #"{"_pk":5,"bio":"Writes."}"#, file: "profiles.jsonl")
-        try ObjectJSONLines.load(f.access, entity: "Author", text: #"{"name":"Ann","books":[3,1,2],"profile":5}"#, file: "authors.jsonl")
+        try ObjectJSONLines.load(
+            f.access, entity: "Profile", text: #"{"_pk":5,"bio":"Writes."}"#, file: "profiles.jsonl")
+        try ObjectJSONLines.load(
+            f.access, entity: "Author", text: #"{"name":"Ann","books":[3,1,2],"profile":5}"#, file: "authors.jsonl")
         // Each pair is written once, on the side the store keeps it: Book.author (not
         // Author.books), Book.tags (its join table's side, not Tag.books).
         #expect(try f.dump("Author") == [#"{"_pk":1,"_entity":"Author","name":"Ann","profile":5}"#])
@@ -278,12 +308,16 @@ private struct Fixture {
                 #"{"_pk":1,"_entity":"Book","_position":{"author":2},"author":1,"tags":[1,2],"title":"A"}"#,
                 #"{"_pk":2,"_entity":"Book","_position":{"author":3},"author":1,"tags":[],"title":"B"}"#,
             ])
-        #expect(try f.dump("Tag") == [#"{"_pk":1,"_entity":"Tag","name":"swift"}"#, #"{"_pk":2,"_entity":"Tag","name":"sql"}"#])
+        #expect(
+            try f.dump("Tag") == [
+                #"{"_pk":1,"_entity":"Tag","name":"swift"}"#, #"{"_pk":2,"_entity":"Tag","name":"sql"}"#,
+            ])
         // One-to-one: the pair is written on the side whose entity name sorts first.
         #expect(try f.dump("Profile") == [#"{"_pk":5,"_entity":"Profile","bio":"Writes."}"#])
         #expect(
             try f.store.connection.prepare("SELECT Z_PK, ZAUTHOR, Z_FOK_AUTHOR FROM ZBOOK ORDER BY Z_PK").rows() == [
-                [.integer(1), .integer(1), .integer(2)], [.integer(2), .integer(1), .integer(3)], [.integer(3), .integer(1), .integer(1)],
+                [.integer(1), .integer(1), .integer(2)], [.integer(2), .integer(1), .integer(3)],
+                [.integer(3), .integer(1), .integer(1)],
             ])
     }
 
@@ -295,14 +329,17 @@ private struct Fixture {
         defer { f.remove() }
         try ObjectJSONLines.load(f.access, entity: "Tag", text: #"{"name":"swift"}"#, file: "tags.jsonl")
         try ObjectJSONLines.load(f.access, entity: "Profile", text: #"{"bio":"Writes."}"#, file: "profiles.jsonl")
-        try ObjectJSONLines.load(f.access, entity: "Author", text: #"{"name":"Ann","profile":1}"#, file: "authors.jsonl")
-        try ObjectJSONLines.load(f.access, entity: "Book", text: #"{"title":"A","tags":[1],"author":1}"#, file: "books.jsonl")
+        try ObjectJSONLines.load(
+            f.access, entity: "Author", text: #"{"name":"Ann","profile":1}"#, file: "authors.jsonl")
+        try ObjectJSONLines.load(
+            f.access, entity: "Book", text: #"{"title":"A","tags":[1],"author":1}"#, file: "books.jsonl")
         #expect(ObjectJSONLines.rootsInReferenceOrder(f.access) == ["Profile", "Author", "Tag", "Book"])
         var text = ""
         try ObjectJSONLines.dumpAll(f.access) { text += String(decoding: $0, as: UTF8.self) }
         #expect(
             text.split(separator: "\n") == [
-                #"{"_pk":1,"_entity":"Profile","bio":"Writes."}"#, #"{"_pk":1,"_entity":"Author","name":"Ann","profile":1}"#,
+                #"{"_pk":1,"_entity":"Profile","bio":"Writes."}"#,
+                #"{"_pk":1,"_entity":"Author","name":"Ann","profile":1}"#,
                 #"{"_pk":1,"_entity":"Tag","name":"swift"}"#,
                 #"{"_pk":1,"_entity":"Book","_position":{"author":1},"author":1,"tags":[1],"title":"A"}"#,
             ])
@@ -333,7 +370,8 @@ private struct Fixture {
         try f.access.insert("Tag", values: ["name": .string("swift")], relationships: ["books": [2]])
         let copy = try f.emptyCopy()
         for entity in ["Tag", "Author", "Book"] {
-            try ObjectJSONLines.load(copy, entity: entity, text: try f.dump(entity).joined(separator: "\n"), file: "\(entity).jsonl")
+            try ObjectJSONLines.load(
+                copy, entity: entity, text: try f.dump(entity).joined(separator: "\n"), file: "\(entity).jsonl")
         }
         for entity in ["Tag", "Author", "Book"] {
             var lines: [String] = []
@@ -370,11 +408,15 @@ private struct Fixture {
             f.access, entity: "Car",
             text: """
                 {"numberPlate":"A-1","maker":"FIAT"}
-                {"_entity":"ExpensiveSportCar","numberPlate":"E-1","isLimitedEdition":true,"markedForDeletionAsOf":"2026-01-31T09:30:00.25+02:00"}
+                {"_entity":"ExpensiveSportCar","numberPlate":"E-1","isLimitedEdition":true,\
+                "markedForDeletionAsOf":"2026-01-31T09:30:00.25+02:00"}
                 """, file: "cars.jsonl")
         #expect(
             try f.dump("Car") == [
-                #"{"_pk":1,"_entity":"Car","color":null,"maker":"FIAT","markedForDeletionAsOf":null,"model":null,"numberPlate":"A-1","owner":null}"#,
+                #"""
+                {"_pk":1,"_entity":"Car","color":null,"maker":"FIAT","markedForDeletionAsOf":null,"model":null,\#
+                "numberPlate":"A-1","owner":null}
+                """#,
                 #"""
                 {"_pk":2,"_entity":"ExpensiveSportCar","color":null,"isLimitedEdition":true,"maker":null,\#
                 "markedForDeletionAsOf":"2026-01-31T07:30:00.25Z","model":null,"numberPlate":"E-1","owner":null}
@@ -391,20 +433,30 @@ private struct Fixture {
     @Test(arguments: [
         (#"{"i16":"12"}"#, #"samples.jsonl:3: Sample.i16: expected an integer16 value, found the string "12""#),
         (#"{"i16":32768}"#, "samples.jsonl:3: Sample.i16: 32768 is out of range for integer16 (-32768...32767)"),
-        (#"{"i32":-2147483649}"#, "samples.jsonl:3: Sample.i32: -2147483649 is out of range for integer32 (-2147483648...2147483647)"),
+        (
+            #"{"i32":-2147483649}"#,
+            "samples.jsonl:3: Sample.i32: -2147483649 is out of range for integer32 (-2147483648...2147483647)"
+        ),
         (
             #"{"i64":9223372036854775808}"#,
-            "samples.jsonl:3: Sample.i64: 9223372036854775808 is out of range for integer64 (-9223372036854775808...9223372036854775807)"
+            """
+            samples.jsonl:3: Sample.i64: 9223372036854775808 is out of range for integer64 \
+            (-9223372036854775808...9223372036854775807)
+            """
         ),
         (#"{"i64":1.5}"#, "samples.jsonl:3: Sample.i64: 1.5 is not a whole number, which integer64 holds"),
         (
             #"{"amount":"1234567890123456789012345678901234567890"}"#,
-            "samples.jsonl:3: Sample.amount: '1234567890123456789012345678901234567890' has more than 38 significant digits, which a decimal cannot "
+            "samples.jsonl:3: Sample.amount: '1234567890123456789012345678901234567890' has more than 38 significant "
+                + "digits, which a decimal cannot "
                 + "hold exactly"
         ),
         (
             #"{"amount":"1,5"}"#,
-            "samples.jsonl:3: Sample.amount: '1,5' is not an exact decimal number (digits with an optional sign, point and exponent)"
+            """
+            samples.jsonl:3: Sample.amount: '1,5' is not an exact decimal number (digits with an optional sign, point \
+            and exponent)
+            """
         ),
         (#"{"weight":1e39}"#, "samples.jsonl:3: Sample.weight: 1e39 is out of range for float"),
         (#"{"ratio":"NaN"}"#, #"samples.jsonl:3: Sample.ratio: expected a double value, found the string "NaN""#),
@@ -413,9 +465,15 @@ private struct Fixture {
         (#"{"text":42}"#, "samples.jsonl:3: Sample.text: expected a string value as a string, found a number"),
         (
             #"{"stamp":"yesterday"}"#,
-            "samples.jsonl:3: Sample.stamp: 'yesterday' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or with an offset like +02:00)"
+            """
+            samples.jsonl:3: Sample.stamp: 'yesterday' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or \
+            with an offset like +02:00)
+            """
         ),
-        (#"{"token":"0f8fad5b"}"#, "samples.jsonl:3: Sample.token: '0f8fad5b' is not a UUID (8-4-4-4-12 hexadecimal digits)"),
+        (
+            #"{"token":"0f8fad5b"}"#,
+            "samples.jsonl:3: Sample.token: '0f8fad5b' is not a UUID (8-4-4-4-12 hexadecimal digits)"
+        ),
         (
             #"{"link":"example.com"}"#,
             "samples.jsonl:3: Sample.link: 'example.com' is not an absolute URI (scheme:rest, e.g. https://example.com)"
@@ -472,7 +530,8 @@ private struct Fixture {
         }
         #expect(
             twice.description == """
-                members.jsonl:2: Member.loan: Loan 5 is already the loan of Member 1 (line 1); a Loan has one member (Loan.member is to-one)
+                members.jsonl:2: Member.loan: Loan 5 is already the loan of Member 1 (line 1); a Loan has one member \
+                (Loan.member is to-one)
                 """)
         #expect(
             twice.problems == [
@@ -485,11 +544,19 @@ private struct Fixture {
         #expect(try f.access.count("Member") == 0)
         #expect(try f.access.object("Loan", primaryKey: 5)?.relationships["member"] == [])
 
-        try ObjectJSONLines.load(f.access, entity: "Member", text: #"{"name":"Ann","card":1,"loan":5}"#, file: "members.jsonl")
+        try ObjectJSONLines.load(
+            f.access, entity: "Member", text: #"{"name":"Ann","card":1,"loan":5}"#, file: "members.jsonl")
         let stored = try #require(throws: LoadError.self) {
-            try ObjectJSONLines.load(f.access, entity: "Member", text: #"{"name":"Bob","card":1,"loan":5}"#, file: "more.jsonl")
+            try ObjectJSONLines.load(
+                f.access, entity: "Member", text: #"{"name":"Bob","card":1,"loan":5}"#, file: "more.jsonl")
         }
-        #expect(stored.description == "more.jsonl:1: Member.loan: Loan 5 is already the loan of Member 1; a Loan has one member (Loan.member is to-one)")
+        #expect(
+            stored.description
+                == """
+                more.jsonl:1: Member.loan: Loan 5 is already the loan of Member 1; a Loan has one member (Loan.member \
+                is to-one)
+                """
+        )
         // The pair is dumped once, on Loan's side (its name sorts first).
         #expect(try f.dump("Member") == [#"{"_pk":1,"_entity":"Member","card":1,"email":null,"name":"Ann"}"#])
         #expect(try f.dump("Loan") == [#"{"_pk":5,"_entity":"Loan","member":1,"title":"Dune"}"#])
@@ -501,7 +568,9 @@ private struct Fixture {
         let f = try Fixture("Lending", yaml: lendingModel)
         defer { f.remove() }
         try ObjectJSONLines.load(f.access, entity: "Card", text: #"{"number":1}"#, file: "cards.jsonl")
-        try ObjectJSONLines.load(f.access, entity: "Member", text: #"{"name":"Ann","card":1,"email":"ann@example.com"}"#, file: "members.jsonl")
+        try ObjectJSONLines.load(
+            f.access, entity: "Member", text: #"{"name":"Ann","card":1,"email":"ann@example.com"}"#,
+            file: "members.jsonl")
         var lines = [
             #"{"name":"Bob","card":1,"email":"bob@example.com"}"#,  // 1: fine
             "",  // 2
@@ -512,7 +581,8 @@ private struct Fixture {
         ]
         for n in 7...28 { lines.append(#"{"name":"N\#(n)","card":1,"email":"bob@example.com"}"#) }  // Bob's email
         let error = try #require(throws: LoadError.self) {
-            try ObjectJSONLines.load(f.access, entity: "Member", text: lines.joined(separator: "\n") + "\n", file: "members.jsonl")
+            try ObjectJSONLines.load(
+                f.access, entity: "Member", text: lines.joined(separator: "\n") + "\n", file: "members.jsonl")
         }
         #expect(error.count == 26)
         #expect(error.problems.map(\.line) == [3, 4, 5, 6] + Array(7...22))
@@ -522,9 +592,13 @@ private struct Fixture {
                 == ([
                     "members.jsonl:3: invalid JSON at byte 23: expected a quoted key",
                     "members.jsonl:4: Member.card: the relationship is required",
-                    #"members.jsonl:5: Member.email: "ann@example.com" is already used by Member 1; the model makes email unique"#,
+                    #"""
+                    members.jsonl:5: Member.email: "ann@example.com" is already used by Member 1; the model \#
+                    makes email unique
+                    """#,
                     "members.jsonl:6: Member.card: no Card with primary key 2",
-                ] + (7...22).map { "members.jsonl:\($0): Member.email: \(bob)" } + ["… and 6 more"]).joined(separator: "\n"))
+                ] + (7...22).map { "members.jsonl:\($0): Member.email: \(bob)" } + ["… and 6 more"]).joined(
+                    separator: "\n"))
         #expect(try f.access.count("Member") == 1)
         #expect(try f.store.entityKeyRows().map(\.maxKey) == [1, 0, 1])
         #expect(!f.store.connection.isInTransaction)
@@ -575,7 +649,8 @@ private struct Fixture {
                 "people.jsonl:1: Post.author: the relationship is required"
             ),
             (
-                "Post", #"{"title":"Hello","author":[1]}"#, "Post.author", "expected a primary key or null, found an array",
+                "Post", #"{"title":"Hello","author":[1]}"#, "Post.author",
+                "expected a primary key or null, found an array",
                 "people.jsonl:1: Post.author: expected a primary key or null, found an array"
             ),
             (
@@ -594,7 +669,8 @@ private struct Fixture {
         let unknown = try #require(throws: LoadError.self) {
             try ObjectJSONLines.load(f.access, entity: "Robot", text: "{}", file: "robots.jsonl")
         }
-        #expect(unknown.description == "robots.jsonl:1: unknown entity 'Robot' (model Contacts version 1 has Person, Post)")
+        #expect(
+            unknown.description == "robots.jsonl:1: unknown entity 'Robot' (model Contacts version 1 has Person, Post)")
         #expect(try f.access.count("Person") == 0)
     }
 }

@@ -49,14 +49,19 @@ private let libraryModel = """
             #"{"_entity":"Book","_pk":9,"title":"b9"}"#,
             #"{"_entity":"Book","_pk":10,"folder":4,"title":"b10"}"#,
         ]
-        #expect(try ObjectJSONLines.load(access, entity: nil, reader: JSONLinesReader(bytes: Array(lines.joined(separator: "\n").utf8)), file: "l") == 14)
+        #expect(
+            try ObjectJSONLines.load(
+                access, entity: nil, reader: JSONLinesReader(bytes: Array(lines.joined(separator: "\n").utf8)),
+                file: "l") == 14)
         // (Z_PK, folder, place, Z_OPT) as the store's max() per member gives them, each
         // member written at its line. The list given whole by folder 4 names book 9 of a
         // later line: it takes its places at its own line (9 at 1, 8 at 2, set when the
         // file has been read), so book 10, a later line, comes after it at 3.
-        let rows = try store.connection.prepare("SELECT Z_PK, ZFOLDER, Z_FOK_FOLDER, Z_OPT FROM ZBOOK ORDER BY Z_PK").rows()
+        let rows = try store.connection.prepare("SELECT Z_PK, ZFOLDER, Z_FOK_FOLDER, Z_OPT FROM ZBOOK ORDER BY Z_PK")
+            .rows()
         let expected: [[Int64]] = [
-            [1, 1, 1, 1], [2, 1, 5, 1], [3, 1, 6, 1], [4, 2, 1, 1], [5, 2, 2, 1], [6, 3, 1, 2], [7, 3, 2, 1], [8, 4, 2, 2], [9, 4, 1, 2],
+            [1, 1, 1, 1], [2, 1, 5, 1], [3, 1, 6, 1], [4, 2, 1, 1], [5, 2, 2, 1], [6, 3, 1, 2], [7, 3, 2, 1],
+            [8, 4, 2, 2], [9, 4, 1, 2],
             [10, 4, 3, 1],
         ]
         #expect(rows == expected.map { $0.map { DatabaseValue.integer($0) } })
@@ -105,11 +110,15 @@ private let libraryModel = """
             return (books + folders).joined(separator: "\n")
         }
         let refused = #expect(throws: LoadError.self) {
-            try ObjectJSONLines.load(access, entity: nil, reader: JSONLinesReader(bytes: Array(lines(badAt: 6001).utf8)), file: "bad")
+            try ObjectJSONLines.load(
+                access, entity: nil, reader: JSONLinesReader(bytes: Array(lines(badAt: 6001).utf8)), file: "bad")
         }
         #expect(refused?.description == "bad:6001: Book.folder: no Folder with primary key 99")
         #expect(try access.count("Book") == 0)
-        #expect(try ObjectJSONLines.load(access, entity: nil, reader: JSONLinesReader(bytes: Array(lines(badAt: nil).utf8)), file: "good") == count + 3)
+        #expect(
+            try ObjectJSONLines.load(
+                access, entity: nil, reader: JSONLinesReader(bytes: Array(lines(badAt: nil).utf8)), file: "good")
+                == count + 3)
         let rows = try store.connection.prepare("SELECT ZFOLDER, Z_FOK_FOLDER FROM ZBOOK ORDER BY Z_PK").rows()
         var next: [Int64: Int64] = [:]
         let expected = (1...count).map { line -> [DatabaseValue] in
@@ -132,17 +141,24 @@ private let libraryModel = """
         let count = 4096 + 300
         func lines(badAt bad: Int?) -> String {
             let folders = (1...count).map { line in
-                #"{"_entity":"Folder","_pk":\#(line),"title":"f","books":[\#(line == bad ? 2 * count + 1 : 2 * line),\#(2 * line - 1)]}"#
+                #"""
+                {"_entity":"Folder","_pk":\#(line),"title":"f",\#
+                "books":[\#(line == bad ? 2 * count + 1 : 2 * line),\#(2 * line - 1)]}
+                """#
             }
             let books = (1...(2 * count)).map { #"{"_entity":"Book","_pk":\#($0),"title":"b"}"# }
             return (folders + books).joined(separator: "\n")
         }
         let refused = #expect(throws: LoadError.self) {
-            try ObjectJSONLines.load(access, entity: nil, reader: JSONLinesReader(bytes: Array(lines(badAt: 4200).utf8)), file: "bad")
+            try ObjectJSONLines.load(
+                access, entity: nil, reader: JSONLinesReader(bytes: Array(lines(badAt: 4200).utf8)), file: "bad")
         }
         #expect(refused?.description == "bad:4200: Folder.books: no Book with primary key \(2 * count + 1)")
         #expect(try access.count("Folder") == 0)
-        #expect(try ObjectJSONLines.load(access, entity: nil, reader: JSONLinesReader(bytes: Array(lines(badAt: nil).utf8)), file: "good") == 3 * count)
+        #expect(
+            try ObjectJSONLines.load(
+                access, entity: nil, reader: JSONLinesReader(bytes: Array(lines(badAt: nil).utf8)), file: "good") == 3
+                * count)
         let rows = try store.connection.prepare("SELECT ZFOLDER, Z_FOK_FOLDER FROM ZBOOK ORDER BY Z_PK").rows()
         // Folder n lists book 2n, then book 2n − 1.
         let expected = (1...(2 * count)).map { (book: Int) -> [DatabaseValue] in

@@ -14,13 +14,21 @@ import Testing
         #expect(
             rows == [
                 "current 0", "migrated 0", "would-migrate 0", "migration-needed 3", "no-path 4", "unknown-version 5",
-                "destructive 6", "failed 1", "usage 64", "interrupted 130", "duplicate 0", "restored 0", "not-a-store 0",
+                "destructive 6", "failed 1", "usage 64", "interrupted 130", "duplicate 0", "restored 0",
+                "not-a-store 0",
             ])
         #expect(Outcome.Kind.interrupted(signal: 15).exitCode == 143)
-        #expect(Outcome.Kind.all.filter(\.isFailure).map(\.word) == ["no-path", "unknown-version", "destructive", "failed", "usage", "interrupted"])
-        // A fleet's exit code is its weightiest store's: signal, gate, failure, unknown version, no path, migration needed.
+        #expect(
+            Outcome.Kind.all.filter(\.isFailure).map(\.word) == [
+                "no-path", "unknown-version", "destructive", "failed", "usage", "interrupted",
+            ])
+        // A fleet's exit code is its weightiest store's: signal, gate, failure, unknown
+        // version, no path, migration needed.
         let byWeight = Outcome.Kind.all.sorted { $0.weight > $1.weight }.prefix(7).map(\.word)
-        #expect(byWeight == ["interrupted", "destructive", "failed", "usage", "unknown-version", "no-path", "migration-needed"])
+        #expect(
+            byWeight == [
+                "interrupted", "destructive", "failed", "usage", "unknown-version", "no-path", "migration-needed",
+            ])
     }
 
     static func expect(
@@ -34,9 +42,14 @@ import Testing
     }
 
     @Test func planningErrorsByKind() {
-        Self.expect(PlanningError(.noPath, "s.sqlite: hop 1 → 2 needs policy 'P'"), 4, "no-path", "s.sqlite: hop 1 → 2 needs policy 'P'")
-        Self.expect(PlanningError(.unknownVersion, "s.sqlite: no version"), 5, "unknown-version", "s.sqlite: no version")
-        Self.expect(PlanningError(.storeMismatch, "s.sqlite: ZITEM has no column ZNAME"), 1, "failed", "s.sqlite: ZITEM has no column ZNAME")
+        Self.expect(
+            PlanningError(.noPath, "s.sqlite: hop 1 → 2 needs policy 'P'"), 4, "no-path",
+            "s.sqlite: hop 1 → 2 needs policy 'P'")
+        Self.expect(
+            PlanningError(.unknownVersion, "s.sqlite: no version"), 5, "unknown-version", "s.sqlite: no version")
+        Self.expect(
+            PlanningError(.storeMismatch, "s.sqlite: ZITEM has no column ZNAME"), 1, "failed",
+            "s.sqlite: ZITEM has no column ZNAME")
         Self.expect(PlanningError(.failed, "s.sqlite: cannot read"), 1, "failed", "s.sqlite: cannot read")
         Self.expect(
             PlanningError(.unknownTarget, "model Stock has no version 9 (versions 1 to 2)"), 64, "usage",
@@ -45,12 +58,14 @@ import Testing
 
     @Test func storeOpenAndRequestErrorsByKind() {
         Self.expect(
-            StoreOpenError(kind: .migrationNeeded, message: "s.sqlite: version 1 needs a migration"), 3, "migration-needed",
+            StoreOpenError(kind: .migrationNeeded, message: "s.sqlite: version 1 needs a migration"), 3,
+            "migration-needed",
             "s.sqlite: version 1 needs a migration")
         Self.expect(
             StoreOpenError(kind: .noPath, message: "s.sqlite: hop 1 → 2 has no mapping file"), 4, "no-path",
             "s.sqlite: hop 1 → 2 has no mapping file")
-        Self.expect(RequestError(.invalidRequest, "--where: unknown key 'nmae'"), 64, "usage", "--where: unknown key 'nmae'")
+        Self.expect(
+            RequestError(.invalidRequest, "--where: unknown key 'nmae'"), 64, "usage", "--where: unknown key 'nmae'")
         Self.expect(RequestError(.refused, "Customer 1: deny rule"), 1, "failed", "Customer 1: deny rule")
         Self.expect(RequestError(.failed, "s.sqlite: locked"), 1, "failed", "s.sqlite: locked")
     }
@@ -63,14 +78,19 @@ import Testing
             kind: .typeChange, entity: "Item", property: "note", change: "type change string → integer16",
             remedy: "write a mapping file")
         Self.expect(
-            InferenceFailure(model: "Stock", sourceVersion: 1, destinationVersion: 2, refusals: [refusal]), 4, "no-path",
+            InferenceFailure(model: "Stock", sourceVersion: 1, destinationVersion: 2, refusals: [refusal]), 4,
+            "no-path",
             """
             no lightweight mapping from Stock version 1 to 2 (1 change inference cannot cover):
               Item.note: type change string → integer16
                 remedy: write a mapping file
             """)
-        let one = Diagnostic(.error, "unknown type 'strin'", at: DataModel.SourceLocation(file: "Models/Stock/1.yaml", line: 4, column: 13))
-        let two = Diagnostic(.error, "duplicate entity 'Item'", at: DataModel.SourceLocation(file: "Models/Stock/2.yaml", line: 9, column: 3))
+        let one = Diagnostic(
+            .error, "unknown type 'strin'",
+            at: DataModel.SourceLocation(file: "Models/Stock/1.yaml", line: 4, column: 13))
+        let two = Diagnostic(
+            .error, "duplicate entity 'Item'",
+            at: DataModel.SourceLocation(file: "Models/Stock/2.yaml", line: 9, column: 3))
         Self.expect(DiagnosticsError([one]), 1, "failed", "Models/Stock/1.yaml:4:13: error: unknown type 'strin'")
         Self.expect(
             DiagnosticsError([one, two]), 1, "failed",
@@ -82,16 +102,25 @@ import Testing
     }
 
     @Test func migrationStoreAndOtherErrors() {
-        let cancelled = MigrationError(kind: .interrupted, message: "s.sqlite: interrupted; rolled back, the store is unchanged")
-        Self.expect(cancelled, signal: 2, 130, "interrupted", "s.sqlite: interrupted; rolled back, the store is unchanged")
-        Self.expect(cancelled, signal: 15, 143, "interrupted", "s.sqlite: interrupted; rolled back, the store is unchanged")
+        let cancelled = MigrationError(
+            kind: .interrupted, message: "s.sqlite: interrupted; rolled back, the store is unchanged")
+        Self.expect(
+            cancelled, signal: 2, 130, "interrupted", "s.sqlite: interrupted; rolled back, the store is unchanged")
+        Self.expect(
+            cancelled, signal: 15, 143, "interrupted", "s.sqlite: interrupted; rolled back, the store is unchanged")
         Self.expect(cancelled, 1, "failed", "s.sqlite: interrupted; rolled back, the store is unchanged")
-        Self.expect(MigrationError(kind: .locked, message: "s.sqlite: locked by pid 7"), signal: 2, 1, "failed", "s.sqlite: locked by pid 7")
+        Self.expect(
+            MigrationError(kind: .locked, message: "s.sqlite: locked by pid 7"), signal: 2, 1, "failed",
+            "s.sqlite: locked by pid 7")
         let full = SQLiteError(resultCode: 13, message: "database or disk is full")
         Self.expect(full, 1, "failed", "the disk is full (SQLite error 13 (SQLITE_FULL): database or disk is full)")
-        Self.expect(StoreError(.notADatabase, "s.sqlite: not an SQLite database"), 1, "failed", "s.sqlite: not an SQLite database")
         Self.expect(
-            LoadError(problems: [.init(file: "in.jsonl", line: 4, field: "age", message: "1.5 is not a whole number")], count: 1),
+            StoreError(.notADatabase, "s.sqlite: not an SQLite database"), 1, "failed",
+            "s.sqlite: not an SQLite database")
+        Self.expect(
+            LoadError(
+                problems: [.init(file: "in.jsonl", line: 4, field: "age", message: "1.5 is not a whole number")],
+                count: 1),
             1, "failed", "in.jsonl:4: age: 1.5 is not a whole number")
         struct Other: Error, CustomStringConvertible { var description: String { "something else" } }
         Self.expect(Other(), 1, "failed", "something else")

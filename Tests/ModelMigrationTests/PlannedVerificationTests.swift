@@ -23,7 +23,8 @@ import Testing
                   size: integer16?
 
             """
-        let s = try MigrationScenario("Boxes", versions: [v1, v1.replacingOccurrences(of: "size: integer16?", with: "size: double?")])
+        let s = try MigrationScenario(
+            "Boxes", versions: [v1, v1.replacingOccurrences(of: "size: integer16?", with: "size: double?")])
         try s.withObjects { o in
             try o.insert("Box", values: ["height": .integer(1), "name": .string("a")])
             try o.insert("Box", values: ["height": .integer(2), "name": .string("b")])
@@ -46,7 +47,10 @@ import Testing
             Issue.record("no relationship checks: \(plan.verification)")
             return
         }
-        #expect(checks.map(\.check.summary) == ["required Box.height has a value in every row", "required Box.name has a value in every row"])
+        #expect(
+            checks.map(\.check.summary) == [
+                "required Box.height has a value in every row", "required Box.name has a value in every row",
+            ])
         #expect(checks.map(\.before) == [nil, nil])
         // The hop's own steps are those of the plan without --verify.
         #expect(plan.allSteps == (try s.plan()).allSteps)

@@ -37,7 +37,9 @@ struct DeclaresAMissingProperty: EntityMigrationPolicy {
 
 /// A skeleton `migrate import --mapping-models` wrote, not ported yet.
 struct NotWrittenYet: EntityMigrationPolicy {
-    static var unwritten: [String] { ["splitName(_:) for FUNCTION($entityPolicy, 'splitName:', …)", "what Core Data's class does"] }
+    static var unwritten: [String] {
+        ["splitName(_:) for FUNCTION($entityPolicy, 'splitName:', …)", "what Core Data's class does"]
+    }
 }
 
 /// Fails while setting the relationships of destination object 2.
@@ -72,7 +74,9 @@ struct PhaseLog: EntityMigrationPolicy {
     mutating func createRelationships(for destination: DestinationObject, in manager: MigrationManager) throws {
         PolicyLog.record("relationships \(destination.entity) \(destination.primaryKey)")
     }
-    mutating func endRelationshipCreation(_ manager: MigrationManager) throws { PolicyLog.record("endRelationshipCreation") }
+    mutating func endRelationshipCreation(_ manager: MigrationManager) throws {
+        PolicyLog.record("endRelationshipCreation")
+    }
     mutating func end(_ manager: MigrationManager) throws { PolicyLog.record("end") }
 }
 
@@ -88,7 +92,9 @@ struct PhaseLogWithoutRelationships: EntityMigrationPolicy {
     mutating func createRelationships(for destination: DestinationObject, in manager: MigrationManager) throws {
         try inner.createRelationships(for: destination, in: manager)
     }
-    mutating func endRelationshipCreation(_ manager: MigrationManager) throws { try inner.endRelationshipCreation(manager) }
+    mutating func endRelationshipCreation(_ manager: MigrationManager) throws {
+        try inner.endRelationshipCreation(manager)
+    }
     mutating func end(_ manager: MigrationManager) throws { try inner.end(manager) }
 }
 
@@ -96,10 +102,14 @@ struct PhaseLogWithoutRelationships: EntityMigrationPolicy {
 struct ProgressProbe: EntityMigrationPolicy {
     mutating func begin(_ manager: MigrationManager) throws { PolicyLog.record("begin \(manager.progress)") }
     mutating func createDestinationInstances(for source: SourceObject, in manager: MigrationManager) throws {
-        if source.primaryKey <= 2 || source.primaryKey == manager.progress.total { PolicyLog.record("\(source.primaryKey): \(manager.progress)") }
+        if source.primaryKey <= 2 || source.primaryKey == manager.progress.total {
+            PolicyLog.record("\(source.primaryKey): \(manager.progress)")
+        }
         try manager.insert(try manager.createDestinationInstance(for: source))
     }
-    mutating func endInstanceCreation(_ manager: MigrationManager) throws { PolicyLog.record("endInstanceCreation \(manager.progress)") }
+    mutating func endInstanceCreation(_ manager: MigrationManager) throws {
+        PolicyLog.record("endInstanceCreation \(manager.progress)")
+    }
 }
 
 /// The policy engine: phases in Core Data's order, all-or-nothing failures naming
@@ -109,7 +119,13 @@ struct ProgressProbe: EntityMigrationPolicy {
     /// Contacts 1 → 2 with `policy` in place of SplitFullName.
     static func contactsWithPolicy(_ policy: String) throws -> MigrationScenario {
         let s = try MigrationScenario.contacts(mappings: ["3-to-4.yaml"])
-        try s.writeMapping("1-to-2.yaml", "entities:\n  Person:\n    policy: \(policy)\n    properties:\n      firstName: policy\n      lastName: policy\n")
+        try s.writeMapping(
+            "1-to-2.yaml",
+            """
+            entities:\n  Person:\n    policy: \(policy)\n    properties:\n      firstName: policy\n      lastName: \
+            policy\n
+            """
+        )
         try ContactsData.seed(s)
         return s
     }
@@ -150,9 +166,9 @@ struct ProgressProbe: EntityMigrationPolicy {
         try expectFailure(
             s, to: 2, .stepFailed,
             """
-            policy ReadsAMissingProperty failed on Person (source primary key 1) in createDestinationInstances: \
-            read Person.givenName, which version 1 does not have (Person has: age, city, createdAt, email, fullName, posts); \
-            is the mapping file meant for another hop?; nothing was changed
+            policy ReadsAMissingProperty failed on Person (source primary key 1) in createDestinationInstances: read \
+            Person.givenName, which version 1 does not have (Person has: age, city, createdAt, email, fullName, \
+            posts); is the mapping file meant for another hop?; nothing was changed
             """)
     }
 
@@ -213,7 +229,8 @@ struct ProgressProbe: EntityMigrationPolicy {
     @Test func aPolicyThrowingAtTheEndNamesNoKey() throws {
         let s = try Self.contactsWithPolicy("FailAtEnd")
         defer { s.remove() }
-        try expectFailure(s, to: 2, .stepFailed, "policy FailAtEnd failed on Person in end: changed my mind; nothing was changed")
+        try expectFailure(
+            s, to: 2, .stepFailed, "policy FailAtEnd failed on Person in end: changed my mind; nothing was changed")
     }
 
     @Test func insertingAnObjectTwiceIsAPolicyError() throws {
@@ -235,7 +252,8 @@ struct ProgressProbe: EntityMigrationPolicy {
         try s.writeMapping("3-to-4.yaml", "entities:\n  Person:\n    policy: FailOnSourceKey\n")
         try ContactsData.seed(s)
         let plan = try s.planWithPolicies()
-        #expect(plan.allSteps.filter { $0.kind == .policy }.map(\.summary) == ["policy FailOnSourceKey: Person → Person"])
+        #expect(
+            plan.allSteps.filter { $0.kind == .policy }.map(\.summary) == ["policy FailOnSourceKey: Person → Person"])
         #expect(plan.allSteps.flatMap(\.policyFunctions).map(\.selector) == ["firstNameFrom:", "lastNameFrom:"])
         try expectFailure(
             s, .stepFailed,
@@ -256,7 +274,11 @@ struct ProgressProbe: EntityMigrationPolicy {
             try Migrator(policyRunner: PolicyEngine(catalog: PolicyCatalog([MoveCityToEntity.self]))).apply(plan)
         } throws: { error in
             (error as? MigrationError)?.kind == .stepFailed
-                && "\(error)" == "policy 'SplitFullName' is not compiled into this migrate (available: MoveCityToEntity); nothing was changed"
+                && "\(error)"
+                    == """
+                    policy 'SplitFullName' is not compiled into this migrate (available: MoveCityToEntity); nothing \
+                    was changed
+                    """
         }
         #expect {
             try Migrator().apply(plan)
@@ -280,7 +302,8 @@ struct ProgressProbe: EntityMigrationPolicy {
         let plan = try s.planWithPolicies()
         #expect(plan.hops.map { [$0.from, $0.to] } == [[1, 2], [2, 3], [3, 4]])
         #expect(plan.hops.map { $0.mapping.mappingFile != nil } == [true, false, true])
-        #expect(plan.allSteps.filter { $0.kind == .policy }.map(\.summary) == ["policy MoveCityToEntity: Person → Person"])
+        #expect(
+            plan.allSteps.filter { $0.kind == .policy }.map(\.summary) == ["policy MoveCityToEntity: Person → Person"])
         #expect(
             plan.hops[0].steps.flatMap(\.policyFunctions).map(\.sqlName)
                 == ["SplitFullName.firstNameFrom: → Person.firstName", "SplitFullName.lastNameFrom: → Person.lastName"])
@@ -295,18 +318,34 @@ struct ProgressProbe: EntityMigrationPolicy {
             return StoredObject(
                 entity: "Person", primaryKey: key,
                 values: [
-                    "firstName": .string(ContactsData.split[offset].0), "lastName": .string(ContactsData.split[offset].1),
+                    "firstName": .string(ContactsData.split[offset].0),
+                    "lastName": .string(ContactsData.split[offset].1),
                     "email": .string(person.1), "age": .integer(person.2), "createdAt": createdAt,
-                ], relationships: ["posts": postsOf[key] ?? [], "favorites": [], "livesIn": cityOf[key].map { [$0] } ?? []])
+                ],
+                relationships: [
+                    "posts": postsOf[key] ?? [], "favorites": [], "livesIn": cityOf[key].map { [$0] } ?? [],
+                ])
         }
         #expect(try s.fetch("Person") == expectedPeople)
         #expect(
             try s.fetch("City") == [
-                StoredObject(entity: "City", primaryKey: 1, values: ["name": .string("Zürich")], relationships: ["residents": [1, 2, 4]]),
-                StoredObject(entity: "City", primaryKey: 2, values: ["name": .string("Bern")], relationships: ["residents": [3]]),
-                StoredObject(entity: "City", primaryKey: 3, values: ["name": .string("new york")], relationships: ["residents": [7]]),
+                StoredObject(
+                    entity: "City", primaryKey: 1, values: ["name": .string("Zürich")],
+                    relationships: ["residents": [1, 2, 4]]),
+                StoredObject(
+                    entity: "City", primaryKey: 2, values: ["name": .string("Bern")],
+                    relationships: [
+                        """
+                        residents
+                        """: [3]
+                    ]),
+                StoredObject(
+                    entity: "City", primaryKey: 3, values: ["name": .string("new york")],
+                    relationships: ["residents": [7]]),
             ])
-        func post(_ key: Int64, _ title: String, _ author: Int64, _ extra: [String: AttributeValue] = [:]) -> StoredObject {
+        func post(_ key: Int64, _ title: String, _ author: Int64, _ extra: [String: AttributeValue] = [:])
+            -> StoredObject
+        {
             StoredObject(
                 entity: "Post", primaryKey: key,
                 values: ["title": .string(title), "wordCount": .integer(0), "isDraft": .boolean(false)]
@@ -368,13 +407,17 @@ struct ProgressProbe: EntityMigrationPolicy {
             #expect(plan.allSteps.filter { $0.kind == .policy }.map(\.policies.count) == (mapping == nil ? [] : [2]))
             try Migrator(policyRunner: PolicyEngine(catalog: testPolicies)).apply(plan)
             return Result(
-                tables: [try s.table("ZPERSON"), try s.table("ZPET"), try s.columns("ZPERSON"), try s.columns("ZPET"), try s.keys()],
+                tables: [
+                    try s.table("ZPERSON"), try s.table("ZPET"), try s.columns("ZPERSON"), try s.columns("ZPET"),
+                    try s.keys(),
+                ],
                 people: try s.fetch("Person"), pets: try s.fetch("Pet"))
         }
         let inferred = try migrated(nil)
         let policy = try migrated("entities:\n  Person:\n    policy: Passthrough\n  Pet:\n    policy: Passthrough\n")
         #expect(policy == inferred)
-        #expect(inferred.tables[0] == ["1 | 1 | 1 | 30.0 | 'Ann'", "2 | 1 | 1 | 18.0 | 'Bob'", "3 | 1 | 1 | 41.0 | 'Cy'"])
+        #expect(
+            inferred.tables[0] == ["1 | 1 | 1 | 30.0 | 'Ann'", "2 | 1 | 1 | 18.0 | 'Bob'", "3 | 1 | 1 | 41.0 | 'Cy'"])
         #expect(
             inferred.tables[1] == [
                 "1 | 2 | 1 | 1 | NULL | 1.0 | 'Rex'", "2 | 2 | 1 | 3 | NULL | 7.0 | 'Tom'",
@@ -392,7 +435,9 @@ struct ProgressProbe: EntityMigrationPolicy {
             try s.withObjects { try $0.store.connection.execute("UPDATE ZPERSON SET Z_OPT = 5 WHERE Z_PK = 2") }
             if let mapping { try s.writeMapping("1-to-2.yaml", mapping) }
             try s.migrateWithPolicies()
-            return try s.rows("SELECT Z_PK, Z_OPT FROM ZPERSON ORDER BY Z_PK").map { $0.map { "\($0)" }.joined(separator: " ") }
+            return try s.rows("SELECT Z_PK, Z_OPT FROM ZPERSON ORDER BY Z_PK").map {
+                $0.map { "\($0)" }.joined(separator: " ")
+            }
         }
         let inferred = try migrated(nil)
         #expect(inferred == ["1 1", "2 5", "3 1"])
@@ -411,7 +456,8 @@ struct ProgressProbe: EntityMigrationPolicy {
         #expect(
             log == [
                 "begin", "create Person 1", "create Person 2", "create Person 3", "endInstanceCreation",
-                "relationships Person 1", "relationships Person 2", "relationships Person 3", "endRelationshipCreation", "end",
+                "relationships Person 1", "relationships Person 2", "relationships Person 3", "endRelationshipCreation",
+                "end",
             ])
     }
 
@@ -421,17 +467,28 @@ struct ProgressProbe: EntityMigrationPolicy {
         try Pets.seed(s)
         try s.writeMapping("1-to-2.yaml", "entities:\n  Person:\n    policy: PhaseLogWithoutRelationships\n")
         let log = try PolicyLog.capture { try s.migrateWithPolicies() }
-        #expect(log == ["begin", "create Person 1", "create Person 2", "create Person 3", "endInstanceCreation", "endRelationshipCreation", "end"])
+        #expect(
+            log == [
+                "begin", "create Person 1", "create Person 2", "create Person 3", "endInstanceCreation",
+                "endRelationshipCreation", "end",
+            ])
         #expect(log.filter { $0.hasPrefix("relationships") }.count == 0)
         #expect(try s.fetch("Person").map(\.primaryKey) == [1, 2, 3])
-        #expect(SplitFullName.usesRelationshipPhase == false && MoveCityToEntity.usesRelationshipPhase && Passthrough.usesRelationshipPhase)
+        #expect(
+            SplitFullName.usesRelationshipPhase == false && MoveCityToEntity.usesRelationshipPhase
+                && Passthrough.usesRelationshipPhase)
     }
 
     @Test func policyNamesDefaultToTheTypeName() {
         #expect(SplitFullName.name == "SplitFullName")
-        #expect(testPolicies.policy(named: "Passthrough").map { ObjectIdentifier($0) } == ObjectIdentifier(Passthrough.self))
+        #expect(
+            testPolicies.policy(named: "Passthrough").map { ObjectIdentifier($0) } == ObjectIdentifier(Passthrough.self)
+        )
         #expect(testPolicies.policy(named: "Nope") == nil)
-        #expect(PolicyCatalog([SplitFullName.self, MoveCityToEntity.self, SplitFullName.self]).names == ["MoveCityToEntity", "SplitFullName"])
+        #expect(
+            PolicyCatalog([SplitFullName.self, MoveCityToEntity.self, SplitFullName.self]).names == [
+                "MoveCityToEntity", "SplitFullName",
+            ])
         #expect(examplePolicies.names == ["MergeMembersByEmail", "MoveCityToEntity", "RepointLoans", "SplitFullName"])
     }
 
@@ -447,7 +504,8 @@ struct ProgressProbe: EntityMigrationPolicy {
             try s.migrateWithPolicies { event in
                 switch event {
                 case .rows(let done, let total): events.append("rows \(done)/\(total)")
-                case .stepStarted(let index, let count, let summary, let cost): events.append("step \(index)/\(count) \(summary) [\(cost)]")
+                case .stepStarted(let index, let count, let summary, let cost):
+                    events.append("step \(index)/\(count) \(summary) [\(cost)]")
                 default: break
                 }
             }
@@ -462,7 +520,8 @@ struct ProgressProbe: EntityMigrationPolicy {
             ])
         #expect(
             log == [
-                "begin (done: 0, total: 3)", "1: (done: 0, total: 3)", "2: (done: 1, total: 3)", "3: (done: 2, total: 3)",
+                "begin (done: 0, total: 3)", "1: (done: 0, total: 3)", "2: (done: 1, total: 3)",
+                "3: (done: 2, total: 3)",
                 "endInstanceCreation (done: 3, total: 3)",
             ])
     }

@@ -18,10 +18,16 @@ struct PersonFunctions: EntityMigrationPolicy {
         return [
             PolicyFunction("describe:age:") { arguments in
                 let name = arguments.string(0) ?? "nobody"
-                return .string("\(name.trimmingCharacters(in: .whitespacesAndNewlines)) (\(arguments.integer(1).map(String.init) ?? "?"))")
+                return .string(
+                    """
+                    \(name.trimmingCharacters(in: .whitespacesAndNewlines)) \
+                    (\(arguments.integer(1).map(String.init) ?? "?"))
+                    """
+                )
             },
             PolicyFunction("initialOf:") { arguments in
-                arguments.withUTF8(0) { bytes in bytes?.first.map { .string(String(UnicodeScalar($0))) } ?? .string("-") }
+                arguments.withUTF8(0) { bytes in bytes?.first.map { .string(String(UnicodeScalar($0))) } ?? .string("-")
+                }
             },
             PolicyFunction("typed:") { arguments in
                 // The argument as the checker typed it: age is an integer16 attribute.
@@ -59,7 +65,8 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
     func plan(_ s: MigrationScenario) throws -> MigrationPlan {
         let store = try Store.open(path: s.storePath)
         defer { try? store.close() }
-        var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(functionPolicies.names))
+        var planner = MigrationPlanner(
+            models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(functionPolicies.names))
         planner.policyFunctions = functionPolicies.functions
         planner.options.target = 2
         return try planner.plan(store: store)
@@ -76,12 +83,15 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
 
             """)
         defer { s.remove() }
-        try s.withObjects { try $0.store.connection.execute("UPDATE ZPERSON SET ZEMAIL = 'x' || Z_PK || ZEMAIL, ZAGE = Z_PK * 5") }
+        try s.withObjects {
+            try $0.store.connection.execute("UPDATE ZPERSON SET ZEMAIL = 'x' || Z_PK || ZEMAIL, ZAGE = Z_PK * 5")
+        }
         // Unique emails: 'constant' would break the uniqueness constraint, so it is checked on its own below.
         try s.writeMapping(
             "1-to-2.yaml",
             try String(contentsOfFile: "\(s.migrationsFolder)/Contacts/1-to-2.yaml", encoding: .utf8)
-                .replacingOccurrences(of: "      email: { value: \"FUNCTION($entityPolicy, 'constant')\" }\n", with: ""))
+                .replacingOccurrences(of: "      email: { value: \"FUNCTION($entityPolicy, 'constant')\" }\n", with: "")
+        )
         let plan = try plan(s)
         #expect(plan.allSteps.filter { $0.kind == .policy } == [])
         try Migrator(policyRunner: PolicyEngine(catalog: functionPolicies)).apply(plan)
@@ -89,7 +99,8 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
         #expect(
             people.map { $0.values["firstName"] }
                 == [
-                    "Ann Lee (6)", "Madonna (11)", "Ana María García (16)", "Joana \t da   Silva (21)", "Zoë Ångström (26)", " (31)", "nobody (36)",
+                    "Ann Lee (6)", "Madonna (11)", "Ana María García (16)", "Joana \t da   Silva (21)",
+                    "Zoë Ångström (26)", " (31)", "nobody (36)",
                 ].map { .string($0) })
         #expect(people.map { $0.values["lastName"] } == Array(repeating: .string("x"), count: 7))
         #expect(people.map { $0.values["city"] } == (1...7).map { .string("int \($0 * 5)") })
@@ -118,19 +129,31 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
         let cases: [(String, String)] = [
             (
                 "lastName: { value: \"FUNCTION($entityPolicy, 'failOnThree:', $source.fullName)\" }",
-                "Person.lastName: policy PersonFunctions's failOnThree: failed on source row Z_PK 3: no name for row three"
+                """
+                Person.lastName: policy PersonFunctions's failOnThree: failed on source row Z_PK 3: no name for row \
+                three
+                """
             ),
             (
                 "lastName: { value: \"FUNCTION($entityPolicy, 'nothingFor:', $source.fullName)\" }",
-                "Person.lastName: policy PersonFunctions's nothingFor: returned nil for source row Z_PK 1, and Person.lastName is required"
+                """
+                Person.lastName: policy PersonFunctions's nothingFor: returned nil for source row Z_PK 1, and \
+                Person.lastName is required
+                """
             ),
             (
                 "lastName: { value: \"FUNCTION($entityPolicy, 'wrongType:', $source.fullName)\" }",
-                "Person.lastName: policy PersonFunctions's wrongType: returned 7 for source row Z_PK 1: expected a string value"
+                """
+                Person.lastName: policy PersonFunctions's wrongType: returned 7 for source row Z_PK 1: expected a \
+                string value
+                """
             ),
             (
                 "age: { value: \"FUNCTION($entityPolicy, 'fivefold:', $source.age)\" }",
-                "Person.age: policy PersonFunctions's fivefold: returned 325 for source row Z_PK 2: 325 is above the maximum 200"
+                """
+                Person.age: policy PersonFunctions's fivefold: returned 325 for source row Z_PK 2: 325 is above the \
+                maximum 200
+                """
             ),
         ]
         for (property, message) in cases {
@@ -138,9 +161,13 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
             defer { s.remove() }
             let plan = try plan(s)
             let dump = try StoreDump.dump(s.storePath)
-            let error = #expect(throws: MigrationError.self) { try Migrator(policyRunner: PolicyEngine(catalog: functionPolicies)).apply(plan) }
+            let error = #expect(throws: MigrationError.self) {
+                try Migrator(policyRunner: PolicyEngine(catalog: functionPolicies)).apply(plan)
+            }
             #expect(error?.kind == .stepFailed)
-            let prefix = "step 1 (rebuild ZPERSON from ZPERSON (SQLite's 12-step procedure)) failed: SQLite error 1 (SQLITE_ERROR): "
+            let prefix =
+                "step 1 (rebuild ZPERSON from ZPERSON (SQLite's 12-step procedure)) failed: "
+                + "SQLite error 1 (SQLITE_ERROR): "
             #expect(error?.message == prefix + message + "; nothing was changed")
             #expect(error?.statement?.hasPrefix("INSERT INTO \"MM_NEW_ZPERSON\"") == true)
             #expect(try StoreDump.dump(s.storePath) == dump)
@@ -158,7 +185,9 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
             """)
         defer { s.remove() }
         try Migrator(policyRunner: PolicyEngine(catalog: functionPolicies)).apply(try plan(s))
-        #expect(try s.fetch("Person").map { [$0.values["firstName"], $0.values["lastName"]] } == (1...7).map { [.string("\($0)"), .string("\($0)")] })
+        #expect(
+            try s.fetch("Person").map { [$0.values["firstName"], $0.values["lastName"]] }
+                == (1...7).map { [.string("\($0)"), .string("\($0)")] })
     }
 
     /// A selector the policy does not declare is refused as what it is, code this
@@ -174,9 +203,10 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
         #expect(
             error?.description == """
                 Contacts version 1 to 2 needs policy code this migrate does not have (1 problem):
-                  \(s.migrationsFolder)/Contacts/1-to-2.yaml:5:28: property 'Person.firstName': policy 'SplitFullName' has no function \
-                'fullNameFrom:' (declared: firstNameFrom:, lastNameFrom:)
-                    remedy: add PolicyFunction("fullNameFrom:") { … } to SplitFullName.functions (Docs/Policies.md), or call one it has
+                  \(s.migrationsFolder)/Contacts/1-to-2.yaml:5:28: property 'Person.firstName': policy 'SplitFullName' \
+                has no function 'fullNameFrom:' (declared: firstNameFrom:, lastNameFrom:)
+                    remedy: add PolicyFunction("fullNameFrom:") { … } to SplitFullName.functions (Docs/Policies.md), \
+                or call one it has
                 """)
     }
 
@@ -189,17 +219,21 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
             ),
             (
                 "firstName: { value: \"FUNCTION($entityPolicy, 'initialOf:', $source)\" }",
-                "5:66: property 'Person.firstName': value: $source is the whole source object; PersonFunctions's functions run inside the copy "
+                "5:66: property 'Person.firstName': value: $source is the whole source object; PersonFunctions's "
+                    + "functions run inside the copy "
                     + "and take values (pass its keys, as in $source.name)"
             ),
             (
                 "firstName: { value: \"lowercase:(FUNCTION($entityPolicy, 'initialOf:', $source.email))\" }\n"
                     + "      lastName: { value: \"FUNCTION($entityPolicy, 'initialOf:', $source.email)\" }",
-                "5:39: property 'Person.firstName': value: FUNCTION($entityPolicy, 'initialOf:', …) must be the whole value: its result is "
+                "5:39: property 'Person.firstName': value: FUNCTION($entityPolicy, 'initialOf:', …) must be the whole "
+                    + "value: its result is "
                     + "the destination attribute's value (compute the rest in the policy function)"
             ),
             (
-                "firstName: { value: \"FUNCTION($entityPolicy, 'initialOf:', $source.email)\" }\n      lastName: policy",
+                """
+                firstName: { value: \"FUNCTION($entityPolicy, 'initialOf:', $source.email)\" }\n      lastName: policy
+                """,
                 "5:7: property 'Person.firstName': value: the entity's objects come from policy PersonFunctions"
             ),
         ]
@@ -207,7 +241,10 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
             let s = try Self.scenario("      \(properties)\n")
             defer { s.remove() }
             let error = #expect(throws: DiagnosticsError.self) { try plan(s) }
-            #expect(error?.diagnostics.map { "\($0.location.map { "\($0.line):\($0.column)" } ?? ""): \($0.message)" } == [message])
+            #expect(
+                error?.diagnostics.map { "\($0.location.map { "\($0.line):\($0.column)" } ?? ""): \($0.message)" } == [
+                    message
+                ])
         }
         // Without a policy on the entity, $entityPolicy names nothing.
         let s = try MigrationScenario.contacts(mappings: ["3-to-4.yaml"])
@@ -220,8 +257,8 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
         #expect(
             error?.diagnostics.map(\.message) == [
                 """
-                property 'Person.firstName': value: FUNCTION($entityPolicy, 'initialOf:', …) calls the entity mapping's policy, \
-                and it names none (add `policy: <Name>` to the entity)
+                property 'Person.firstName': value: FUNCTION($entityPolicy, 'initialOf:', …) calls the entity \
+                mapping's policy, and it names none (add `policy: <Name>` to the entity)
                 """
             ])
     }
@@ -246,13 +283,16 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
                 """)
             let error = #expect(throws: DiagnosticsError.self) { try plan(s) }
             let line = policy.isEmpty ? 3 : 4
-            let messages = error?.diagnostics.map { "\($0.location.map { "\($0.line):\($0.column)" } ?? ""): \($0.message)" }
+            let messages = error?.diagnostics.map {
+                "\($0.location.map { "\($0.line):\($0.column)" } ?? ""): \($0.message)"
+            }
             #expect(
                 messages?.filter { $0.contains("filter:") } == [
                     """
-                    \(line):26: entity 'Person': filter: a filter cannot call policy functions: FUNCTION($entityPolicy, 'initialOf:', …) \
-                    computes an attribute's value inside the copy, and the filter chooses which source objects are copied before that \
-                    (filter on the source object's own values, as in visits > 0)
+                    \(line):26: entity 'Person': filter: a filter cannot call policy functions: \
+                    FUNCTION($entityPolicy, 'initialOf:', …) computes an attribute's value inside the copy, and the \
+                    filter chooses which source objects are copied before that (filter on the source object's own \
+                    values, as in visits > 0)
                     """
                 ])
         }
@@ -265,6 +305,8 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
         let plan = try plan(s)
         #expect(plan.allSteps.filter { $0.kind == .policy }.map(\.summary) == ["policy SplitFullName: Person → Person"])
         try Migrator(policyRunner: PolicyEngine(catalog: functionPolicies)).apply(plan)
-        #expect(try s.fetch("Person").map { [$0.values["firstName"], $0.values["lastName"]] } == ContactsData.split.map { [.string($0.0), .string($0.1)] })
+        #expect(
+            try s.fetch("Person").map { [$0.values["firstName"], $0.values["lastName"]] }
+                == ContactsData.split.map { [.string($0.0), .string($0.1)] })
     }
 }

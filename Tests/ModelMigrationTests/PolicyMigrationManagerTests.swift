@@ -43,11 +43,17 @@ struct ManagerProbe: EntityMigrationPolicy {
         func list(_ found: [(entity: String, primaryKey: Int64)]) -> String {
             found.map { "\($0.entity) \($0.primaryKey)" }.joined(separator: ", ")
         }
-        PolicyLog.record("destinations: " + list(try manager.destinationInstances(forEntityMappingName: name, sourceInstances: sources)))
+        PolicyLog.record(
+            "destinations: "
+                + list(try manager.destinationInstances(forEntityMappingName: name, sourceInstances: sources)))
         PolicyLog.record(
             "destinations of Cy, Ann: "
-                + list(try manager.destinationInstances(forEntityMappingName: name, sourceInstances: [sources[2], sources[0]])))
-        PolicyLog.record("destinations elsewhere: " + list(try manager.destinationInstances(forEntityMappingName: "PetToPet", sourceInstances: sources)))
+                + list(
+                    try manager.destinationInstances(
+                        forEntityMappingName: name, sourceInstances: [sources[2], sources[0]])))
+        PolicyLog.record(
+            "destinations elsewhere: "
+                + list(try manager.destinationInstances(forEntityMappingName: "PetToPet", sourceInstances: sources)))
         sources = []
     }
 
@@ -110,7 +116,8 @@ struct StrayPetFactory: EntityMigrationPolicy {
         #expect(
             log == [
                 "begin PersonToPerson Person → Person, versions 1 → 2",
-                "lookup Ann: nil", "lookup Ann: 42", "lookup Ann elsewhere: nil", "lookup ANN: nil", "lookup Ann again: 43",
+                "lookup Ann: nil", "lookup Ann: 42", "lookup Ann elsewhere: nil", "lookup ANN: nil",
+                "lookup Ann again: 43",
                 // Pet's table is rebuilt with its 4 pets: new keys start above them.
                 "Person 1 → Person 1, Pet 5", "Person 2 → Person 2, Pet 6", "Person 3 → Person 3, Pet 7",
                 // The implicit one-to-one association first, then the recorded ones.
@@ -118,12 +125,17 @@ struct StrayPetFactory: EntityMigrationPolicy {
                 "destinations of Cy, Ann: Person 3, Pet 7, Person 1, Pet 5",
                 "destinations elsewhere: ",
                 // Own objects first, then the others, each traced back to its source.
-                #"Person 1 ← ["Person 1 Ann"] elsewhere 0"#, #"Person 2 ← ["Person 2 Bob"] elsewhere 0"#, #"Person 3 ← ["Person 3 Cy"] elsewhere 0"#,
-                #"Pet 5 ← ["Person 1 Ann"] elsewhere 0"#, #"Pet 6 ← ["Person 2 Bob"] elsewhere 0"#, #"Pet 7 ← ["Person 3 Cy"] elsewhere 0"#,
+                #"Person 1 ← ["Person 1 Ann"] elsewhere 0"#, #"Person 2 ← ["Person 2 Bob"] elsewhere 0"#,
+                #"Person 3 ← ["Person 3 Cy"] elsewhere 0"#,
+                #"Pet 5 ← ["Person 1 Ann"] elsewhere 0"#, #"Pet 6 ← ["Person 2 Bob"] elsewhere 0"#,
+                #"Pet 7 ← ["Person 3 Cy"] elsewhere 0"#,
             ])
         #expect(
-            try s.fetch("Pet").map { "\($0.primaryKey) \($0.values["name"]!) \($0.values["weight"]!) \($0.relationships["owner"]!)" } == [
-                "1 Rex 1.0 [1]", "2 Tom 1.0 [3]", "3 Kit 1.0 [1]", "4 Zed 1.0 []", "5 Toy of Ann 1.0 [1]", "6 Toy of Bob 1.0 [2]", "7 Toy of Cy 1.0 [3]",
+            try s.fetch("Pet").map {
+                "\($0.primaryKey) \($0.values["name"]!) \($0.values["weight"]!) \($0.relationships["owner"]!)"
+            } == [
+                "1 Rex 1.0 [1]", "2 Tom 1.0 [3]", "3 Kit 1.0 [1]", "4 Zed 1.0 []", "5 Toy of Ann 1.0 [1]",
+                "6 Toy of Bob 1.0 [2]", "7 Toy of Cy 1.0 [3]",
             ])
         #expect(try s.fetch("Person").map { $0.relationships["pets"]! } == [[1, 3, 5], [6], [2, 7]])
         #expect(try s.keys() == ["1 Person super 0 max 3", "2 Pet super 0 max 7"])

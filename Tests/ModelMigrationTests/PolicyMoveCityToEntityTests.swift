@@ -21,13 +21,18 @@ import Testing
         let s = try MigrationScenario.contacts(storeVersion: 3, mappings: ["3-to-4.yaml"])
         try s.withObjects { o in
             for (offset, city) in cities.enumerated() {
-                var values: [String: AttributeValue?] = ["firstName": .string("P\(offset + 1)"), "email": .string("p\(offset + 1)@example.com")]
+                var values: [String: AttributeValue?] = [
+                    "firstName": .string("P\(offset + 1)"), "email": .string("p\(offset + 1)@example.com"),
+                ]
                 if let city { values["city"] = .string(city) }
                 try o.insert("Person", values: values)
             }
             try o.insert("Post", values: ["title": .string("One")], relationships: ["author": [4]])
-            try o.insert("Post", values: ["title": .string("Two"), "text": .string("…")], relationships: ["author": [4]])
-            try o.insert("FavoriteProduct", values: ["name": .string("Tea"), "sku": .string("T-1")], relationships: ["fans": [1, 4]])
+            try o.insert(
+                "Post", values: ["title": .string("Two"), "text": .string("…")], relationships: ["author": [4]])
+            try o.insert(
+                "FavoriteProduct", values: ["name": .string("Tea"), "sku": .string("T-1")],
+                relationships: ["fans": [1, 4]])
         }
         return s
     }
@@ -38,17 +43,26 @@ import Testing
         let before = try s.fetch("Person")
         let plan = try s.planWithPolicies()
         #expect(plan.hops.map { [$0.from, $0.to] } == [[3, 4]])
-        #expect(plan.allSteps.filter { $0.kind == .policy }.map(\.summary) == ["policy MoveCityToEntity: Person → Person"])
+        #expect(
+            plan.allSteps.filter { $0.kind == .policy }.map(\.summary) == ["policy MoveCityToEntity: Person → Person"])
         try Migrator(policyRunner: PolicyEngine(catalog: testPolicies)).apply(plan)
         #expect(try s.storeVersion() == 4)
 
         // Trimmed, collapsed, case-insensitive; named as first seen (person 1's " zürich ").
         #expect(
             try s.fetch("City") == [
-                StoredObject(entity: "City", primaryKey: 1, values: ["name": .string("zürich")], relationships: ["residents": [1, 2, 3]]),
-                StoredObject(entity: "City", primaryKey: 2, values: ["name": .string("Bern")], relationships: ["residents": [4, 10]]),
-                StoredObject(entity: "City", primaryKey: 3, values: ["name": .string("New York")], relationships: ["residents": [8, 9]]),
-                StoredObject(entity: "City", primaryKey: 4, values: ["name": .string("Genève")], relationships: ["residents": [11]]),
+                StoredObject(
+                    entity: "City", primaryKey: 1, values: ["name": .string("zürich")],
+                    relationships: ["residents": [1, 2, 3]]),
+                StoredObject(
+                    entity: "City", primaryKey: 2, values: ["name": .string("Bern")],
+                    relationships: ["residents": [4, 10]]),
+                StoredObject(
+                    entity: "City", primaryKey: 3, values: ["name": .string("New York")],
+                    relationships: ["residents": [8, 9]]),
+                StoredObject(
+                    entity: "City", primaryKey: 4, values: ["name": .string("Genève")],
+                    relationships: ["residents": [11]]),
             ])
         let people = try s.fetch("Person")
         #expect(people.map { $0.relationships["livesIn"] } == [[1], [1], [1], [2], [], [], [], [3], [3], [2], [4]])

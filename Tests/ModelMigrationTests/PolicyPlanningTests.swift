@@ -13,7 +13,11 @@ import Testing
         defer { s.remove() }
         let file = try s.directory.write(
             "Migrations/Contacts/1-to-2.yaml",
-            "entities:\n  Person:\n    policy: SplitFullNames\n    properties:\n      firstName: policy\n      lastName: policy\n")
+            """
+            entities:\n  Person:\n    policy: SplitFullNames\n    properties:\n      firstName: policy\n      \
+            lastName: policy\n
+            """
+        )
         let before = FileSnapshot(s.storePath)
         #expect {
             try s.planWithPolicies(examplePolicies)
@@ -24,7 +28,8 @@ import Testing
             #expect(
                 failure.refusals.map(\.description) == [
                     "Person: \(file) names policy 'SplitFullNames', which is not compiled into this migrate\n"
-                        + "    remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; "
+                        + "    remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, "
+                        + "SplitFullName; "
                         + "did you mean 'SplitFullName'?; a policy of your own needs a migrate built with it "
                         + "(Docs/Migrations.md: \"Your own policies and your own migrate\")"
                 ])
@@ -47,11 +52,14 @@ import Testing
             (error as? InferenceFailure)?.refusals.map { "\($0.kind) \($0.entity) \($0.remedy)" }
                 == [
                     """
-                    missingPolicy Person compiled-in policies: SplitFullName; \
-                    a policy of your own needs a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
+                    missingPolicy Person compiled-in policies: SplitFullName; a policy of your own needs a migrate \
+                    built with it (Docs/Migrations.md: "Your own policies and your own migrate")
                     """
                 ]
         }
-        #expect(try s.planWithPolicies(PolicyCatalog([SplitFullName.self]), to: 3).hops.map { [$0.from, $0.to] } == [[1, 2], [2, 3]])
+        #expect(
+            try s.planWithPolicies(PolicyCatalog([SplitFullName.self]), to: 3).hops.map { [$0.from, $0.to] } == [
+                [1, 2], [2, 3],
+            ])
     }
 }

@@ -10,9 +10,16 @@ struct PersonNavigator: EntityMigrationPolicy {
         try manager.insert(try manager.createDestinationInstance(for: source))
         let posts = try source.objects("posts")
         let authors = try posts.map { try $0.object("author")?.primaryKey.description ?? "nil" }
-        PolicyLog.record("Person \(source.primaryKey) posts \(posts.map { "\($0.entity) \($0.primaryKey) \($0.string("title")!)" }) by \(authors)")
+        PolicyLog.record(
+            """
+            Person \(source.primaryKey) posts \(posts.map { "\($0.entity) \($0.primaryKey) \($0.string("title")!)" }) \
+            by \(authors)
+            """
+        )
         guard source.primaryKey == 1 else { return }
-        for attempt in [{ _ = try source.object("posts") }, { _ = try source.object("nope") }, { _ = try source.objects("nope") }] {
+        for attempt in [
+            { _ = try source.object("posts") }, { _ = try source.object("nope") }, { _ = try source.objects("nope") },
+        ] {
             do {
                 try attempt()
                 PolicyLog.record("no error")
@@ -32,7 +39,8 @@ struct PostNavigator: EntityMigrationPolicy {
         let viaObjects = try source.objects("author").map(\.primaryKey)
         PolicyLog.record(
             """
-            Post \(source.primaryKey) by \(author.map { "\($0.entity) \($0.primaryKey) \($0.string("fullName") ?? "nil")" } ?? "nobody") \
+            Post \(source.primaryKey) by \
+            \(author.map { "\($0.entity) \($0.primaryKey) \($0.string("fullName") ?? "nil")" } ?? "nobody") \
             \(viaObjects)
             """)
     }
@@ -44,10 +52,20 @@ struct SourceValueProbe: EntityMigrationPolicy {
         try manager.insert(try manager.createDestinationInstance(for: source))
         func show<T>(_ value: T?) -> String { value.map { "\($0)" } ?? "nil" }
         PolicyLog.record("keys \(source.values.keys.sorted())")
-        PolicyLog.record("string firstName \(show(source.string("firstName"))), homepage \(show(source.string("homepage"))), age \(show(source.string("age")))")
+        PolicyLog.record(
+            """
+            string firstName \(show(source.string("firstName"))), homepage \(show(source.string("homepage"))), age \
+            \(show(source.string("age")))
+            """
+        )
         PolicyLog.record("integer age \(show(source.integer("age"))), firstName \(show(source.integer("firstName")))")
         PolicyLog.record("double age \(show(source.double("age"))), bool age \(show(source.bool("age")))")
-        PolicyLog.record("date createdAt \(show(source.date("createdAt")?.timeIntervalSinceReferenceDate)), nickname \(show(source.date("nickname")))")
+        PolicyLog.record(
+            """
+            date createdAt \(show(source.date("createdAt")?.timeIntervalSinceReferenceDate)), nickname \
+            \(show(source.date("nickname")))
+            """
+        )
         PolicyLog.record("data avatar \(show(source.data("avatar"))), firstName \(show(source.data("firstName")))")
         PolicyLog.record("subscript externalID \(show(source["externalID"])), nickname \(show(source["nickname"]))")
         PolicyLog.record("uuid bytes \(show(source.data("externalID")?.count))")
@@ -67,7 +85,8 @@ struct SourceValueProbe: EntityMigrationPolicy {
     @Test func relationshipsLoadRelatedSourceObjects() throws {
         let s = try MigrationScenario.contacts(mappings: [])
         defer { s.remove() }
-        try s.writeMapping("1-to-2.yaml", "entities:\n  Person:\n    policy: PersonNavigator\n  Post:\n    policy: PostNavigator\n")
+        try s.writeMapping(
+            "1-to-2.yaml", "entities:\n  Person:\n    policy: PersonNavigator\n  Post:\n    policy: PostNavigator\n")
         try ContactsData.seed(s)
         let log = try PolicyLog.capture { try s.migrateWithPolicies(to: 2) }
         #expect(
@@ -106,8 +125,10 @@ struct SourceValueProbe: EntityMigrationPolicy {
             try o.insert(
                 "Person",
                 values: [
-                    "firstName": .string("Ann"), "email": .string("ann@example.com"), "age": .integer(30), "avatar": .binary([1, 2, 3]),
-                    "externalID": .uuid("6f9619ff-8b86-d011-b42d-00c04fc964ff"), "homepage": .uri("https://example.com/ann"),
+                    "firstName": .string("Ann"), "email": .string("ann@example.com"), "age": .integer(30),
+                    "avatar": .binary([1, 2, 3]),
+                    "externalID": .uuid("6f9619ff-8b86-d011-b42d-00c04fc964ff"),
+                    "homepage": .uri("https://example.com/ann"),
                     "createdAt": .date(1000.5),
                 ])
             try o.insert(
@@ -121,7 +142,10 @@ struct SourceValueProbe: EntityMigrationPolicy {
         let log = try PolicyLog.capture { try s.migrateWithPolicies() }
         #expect(
             log.filter { !$0.hasPrefix("uuid") } == [
-                "keys [\"age\", \"avatar\", \"createdAt\", \"email\", \"externalID\", \"firstName\", \"homepage\", \"lastName\"]",
+                """
+                keys [\"age\", \"avatar\", \"createdAt\", \"email\", \"externalID\", \"firstName\", \"homepage\", \
+                \"lastName\"]
+                """,
                 "string firstName Ann, homepage https://example.com/ann, age nil",
                 "integer age 30, firstName nil",
                 "double age 30.0, bool age nil",

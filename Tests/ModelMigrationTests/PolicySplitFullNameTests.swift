@@ -12,7 +12,8 @@ import Testing
     /// The objects of version 1 as they must read in version 2: `fullName` replaced
     /// by the split, posts gaining an empty `tags`.
     static func expected(people: [StoredObject], posts: [StoredObject]) -> ([StoredObject], [StoredObject]) {
-        let split = Dictionary(uniqueKeysWithValues: ContactsData.split.enumerated().map { (Int64($0.offset + 1), $0.element) })
+        let split = Dictionary(
+            uniqueKeysWithValues: ContactsData.split.enumerated().map { (Int64($0.offset + 1), $0.element) })
         let people = people.map { person in
             var person = person
             person.values["fullName"] = nil
@@ -44,16 +45,20 @@ import Testing
         let copy = plan.allSteps.first { $0.table == "ZPERSON" && $0.kind == .rebuildTable }
         #expect(
             copy?.sql.last == """
-                INSERT INTO "MM_NEW_ZPERSON" ("Z_PK", "Z_ENT", "Z_OPT", "ZAGE", "ZCREATEDAT", "ZCITY", "ZEMAIL", "ZFIRSTNAME", "ZLASTNAME") \
-                SELECT s.Z_PK, 1, s.Z_OPT, s."ZAGE", s."ZCREATEDAT", s."ZCITY", s."ZEMAIL", \
-                "SplitFullName.firstNameFrom: → Person.firstName"(s.Z_PK, s."ZFULLNAME"), \
-                "SplitFullName.lastNameFrom: → Person.lastName"(s.Z_PK, s."ZFULLNAME") FROM "ZPERSON" AS s WHERE s.Z_ENT = 1
+                INSERT INTO "MM_NEW_ZPERSON" ("Z_PK", "Z_ENT", "Z_OPT", "ZAGE", "ZCREATEDAT", "ZCITY", "ZEMAIL", \
+                "ZFIRSTNAME", "ZLASTNAME") SELECT s.Z_PK, 1, s.Z_OPT, s."ZAGE", s."ZCREATEDAT", s."ZCITY", s."ZEMAIL", \
+                "SplitFullName.firstNameFrom: → Person.firstName"(s.Z_PK, s."ZFULLNAME"), "SplitFullName.lastNameFrom: \
+                → Person.lastName"(s.Z_PK, s."ZFULLNAME") FROM "ZPERSON" AS s WHERE s.Z_ENT = 1
                 """)
         #expect(copy?.cost == .rewrite(rows: 7))
         #expect(
             copy?.policyFunctions == [
-                PolicyFunctionCall(policy: "SplitFullName", selector: "firstNameFrom:", entity: "Person", attribute: "firstName", argumentTypes: [.string]),
-                PolicyFunctionCall(policy: "SplitFullName", selector: "lastNameFrom:", entity: "Person", attribute: "lastName", argumentTypes: [.string]),
+                PolicyFunctionCall(
+                    policy: "SplitFullName", selector: "firstNameFrom:", entity: "Person", attribute: "firstName",
+                    argumentTypes: [.string]),
+                PolicyFunctionCall(
+                    policy: "SplitFullName", selector: "lastNameFrom:", entity: "Person", attribute: "lastName",
+                    argumentTypes: [.string]),
             ])
         try Migrator(policyRunner: PolicyEngine(catalog: testPolicies)).apply(plan)
 
@@ -62,7 +67,9 @@ import Testing
         #expect(try s.fetch("Person") == expectedPeople)
         #expect(try s.fetch("Post") == expectedPosts)
         #expect(try s.fetch("Tag") == [])
-        #expect(try s.fetch("Person").map { [$0.values["firstName"], $0.values["lastName"]] } == ContactsData.split.map { [.string($0.0), .string($0.1)] })
+        #expect(
+            try s.fetch("Person").map { [$0.values["firstName"], $0.values["lastName"]] }
+                == ContactsData.split.map { [.string($0.0), .string($0.1)] })
     }
 
     /// Person is rewritten by the policy, Post is inferred: Post.author must still
@@ -77,11 +84,15 @@ import Testing
 
         let people = try s.fetch("Person")
         #expect(people.map(\.primaryKey) == [1, 3, 5, 6, 7])
-        #expect(people.map { $0.values["lastName"] } == [.string("Lee"), .string("García"), .string("Ångström"), .string(""), .string("")])
+        #expect(
+            people.map { $0.values["lastName"] } == [
+                .string("Lee"), .string("García"), .string("Ångström"), .string(""), .string(""),
+            ])
         #expect(people.map { $0.relationships["posts"] } == [[1, 3], [2], [4], [], []])
         let posts = try s.fetch("Post")
         #expect(posts.map { $0.relationships["author"] } == [[1], [3], [1], [5]])
-        #expect(posts.map { $0.values["title"] } == [.string("Hello"), .string("Hola"), .string("Again"), .string("Hej")])
+        #expect(
+            posts.map { $0.values["title"] } == [.string("Hello"), .string("Hola"), .string("Again"), .string("Hej")])
 
         // Keys go on from where they were: a new person gets 8, not a reused key.
         #expect(try s.keys().contains("1 Person super 0 max 7"))

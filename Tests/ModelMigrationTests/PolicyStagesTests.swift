@@ -12,12 +12,18 @@ struct StageLog: EntityMigrationPolicy {
         PolicyLog.record("create \(source.entity) \(source.primaryKey)")
         try manager.insert(try manager.createDestinationInstance(for: source))
     }
-    mutating func endInstanceCreation(_ manager: MigrationManager) throws { PolicyLog.record("endInstanceCreation \(entity(manager))") }
+    mutating func endInstanceCreation(_ manager: MigrationManager) throws {
+        PolicyLog.record("endInstanceCreation \(entity(manager))")
+    }
     mutating func createRelationships(for destination: DestinationObject, in manager: MigrationManager) throws {
         PolicyLog.record("relationships \(destination.entity) \(destination.primaryKey)")
     }
-    mutating func endRelationshipCreation(_ manager: MigrationManager) throws { PolicyLog.record("endRelationshipCreation \(entity(manager))") }
-    mutating func performCustomValidation(_ manager: MigrationManager) throws { PolicyLog.record("validate \(entity(manager))") }
+    mutating func endRelationshipCreation(_ manager: MigrationManager) throws {
+        PolicyLog.record("endRelationshipCreation \(entity(manager))")
+    }
+    mutating func performCustomValidation(_ manager: MigrationManager) throws {
+        PolicyLog.record("validate \(entity(manager))")
+    }
     mutating func end(_ manager: MigrationManager) throws { PolicyLog.record("end \(entity(manager))") }
     func entity(_ manager: MigrationManager) -> String { manager.currentEntityMapping.destination ?? "?" }
 }
@@ -25,13 +31,18 @@ struct StageLog: EntityMigrationPolicy {
 /// Refuses, in the validation stage, a hop that left any loan without a member.
 struct EveryLoanHasAMember: EntityMigrationPolicy {
     mutating func createRelationships(for destination: DestinationObject, in manager: MigrationManager) throws {
-        guard let source = try manager.sourceInstances(forEntityMappingName: manager.currentEntityMapping.name, destination: destination).first,
+        guard
+            let source = try manager.sourceInstances(
+                forEntityMappingName: manager.currentEntityMapping.name, destination: destination
+            ).first,
             let oldMember = try source.object("member")
         else { return }
         // Points each loan at the first member whose destination exists (no merge
         // logic): the duplicates' loans are left without one.
-        let member = try manager.destinationInstances(forEntityMappingName: "MemberToMember", sourceInstances: [oldMember])
-            .first { $0.primaryKey == oldMember.primaryKey }
+        let member = try manager.destinationInstances(
+            forEntityMappingName: "MemberToMember", sourceInstances: [oldMember]
+        )
+        .first { $0.primaryKey == oldMember.primaryKey }
         var loan = destination
         loan.setRelationship("member", toKey: member?.primaryKey)
         try manager.update(loan)
@@ -43,9 +54,14 @@ struct EveryLoanHasAMember: EntityMigrationPolicy {
 
 /// Asks the manager for each loan's member by the Member mapping's own name, `People`.
 struct LoansByMappingName: EntityMigrationPolicy {
-    mutating func begin(_ manager: MigrationManager) throws { PolicyLog.record("begin \(manager.currentEntityMapping.name)") }
+    mutating func begin(_ manager: MigrationManager) throws {
+        PolicyLog.record("begin \(manager.currentEntityMapping.name)")
+    }
     mutating func createRelationships(for destination: DestinationObject, in manager: MigrationManager) throws {
-        guard let source = try manager.sourceInstances(forEntityMappingName: manager.currentEntityMapping.name, destination: destination).first,
+        guard
+            let source = try manager.sourceInstances(
+                forEntityMappingName: manager.currentEntityMapping.name, destination: destination
+            ).first,
             let oldMember = try source.object("member")
         else { return }
         let members = try manager.destinationInstances(forEntityMappingName: "People", sourceInstances: [oldMember])
@@ -59,7 +75,8 @@ struct LoansByMappingName: EntityMigrationPolicy {
 /// that it emptied.
 @Suite struct PolicyStagesTests {
     static let catalog = PolicyCatalog([
-        MergeMembersByEmail.self, RepointLoans.self, StageLog.self, EveryLoanHasAMember.self, Passthrough.self, LoansByMappingName.self,
+        MergeMembersByEmail.self, RepointLoans.self, StageLog.self, EveryLoanHasAMember.self, Passthrough.self,
+        LoansByMappingName.self,
     ])
 
     /// The example's Library model (Examples/Library) with a store at version 1:
@@ -73,7 +90,9 @@ struct LoansByMappingName: EntityMigrationPolicy {
                 .filter { !$0.hasPrefix("model:") && !$0.hasPrefix("version:") }.joined(separator: "\n")
         }
         let s = try MigrationScenario("Library", versions: versions)
-        try s.writeMapping("1-to-2.yaml", try mapping ?? String(contentsOfFile: "\(folder)/Migrations/Library/1-to-2.yaml", encoding: .utf8))
+        try s.writeMapping(
+            "1-to-2.yaml",
+            try mapping ?? String(contentsOfFile: "\(folder)/Migrations/Library/1-to-2.yaml", encoding: .utf8))
         try s.withObjects { o in
             try o.insert("Member", values: ["name": .string("Ann"), "email": .string("ann@example.com")])
             try o.insert("Member", values: ["name": .string("Bob"), "email": .string("bob@example.com")])
@@ -86,7 +105,9 @@ struct LoansByMappingName: EntityMigrationPolicy {
         return s
     }
 
-    func apply(_ s: MigrationScenario, verify: Bool = false, options: Migrator.Options = Migrator.Options()) throws -> MigrationResult {
+    func apply(_ s: MigrationScenario, verify: Bool = false, options: Migrator.Options = Migrator.Options()) throws
+        -> MigrationResult
+    {
         let store = try Store.open(path: s.storePath)
         var planner = MigrationPlanner(
             models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(Self.catalog.names),
@@ -106,19 +127,28 @@ struct LoansByMappingName: EntityMigrationPolicy {
         #expect(result.warnings == [])
         #expect(try s.storeVersion() == 2)
         #expect(
-            try s.rows("SELECT Z_PK || ' ' || ZNAME || ' ' || ZEMAIL FROM ZMEMBER ORDER BY Z_PK").map { $0[0].string } == [
-                "1 Ann ann@example.com", "2 Bob bob@example.com", "4 Cy cy@example.com",
+            try s.rows("SELECT Z_PK || ' ' || ZNAME || ' ' || ZEMAIL FROM ZMEMBER ORDER BY Z_PK").map { $0[0].string }
+                == [
+                    "1 Ann ann@example.com", "2 Bob bob@example.com", "4 Cy cy@example.com",
+                ])
+        #expect(
+            try s.rows("SELECT Z_PK, ZMEMBER FROM ZLOAN ORDER BY Z_PK").map { $0.map(\.int64) } == [
+                [1, 1], [2, 1], [3, 2], [4, 1],
             ])
-        #expect(try s.rows("SELECT Z_PK, ZMEMBER FROM ZLOAN ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, 1], [2, 1], [3, 2], [4, 1]])
     }
 
     /// An entity mapping named with `mappingName:` (as Xcode lets a mapping model name
     /// it: olvid's `ContactGroupToContactGroupAndMore`) is the name the manager answers to.
     @Test func aPolicyAsksForAMappingByItsOwnName() throws {
-        let s = try Self.library(mapping: "entities:\n  Loan:\n    policy: LoansByMappingName\n  Member:\n    mappingName: People\n")
+        let s = try Self.library(
+            mapping: "entities:\n  Loan:\n    policy: LoansByMappingName\n  Member:\n    mappingName: People\n")
         defer { s.remove() }
         let log = try PolicyLog.capture { _ = try apply(s) }
-        #expect(log == ["begin LoanToLoan", "loan 1: member [3]", "loan 2: member [1]", "loan 3: member [2]", "loan 4: member [3]"])
+        #expect(
+            log == [
+                "begin LoanToLoan", "loan 1: member [3]", "loan 2: member [1]", "loan 3: member [2]",
+                "loan 4: member [3]",
+            ])
     }
 
     /// Each stage runs over every mapping, in the mapping file's order, before the
@@ -129,10 +159,14 @@ struct LoansByMappingName: EntityMigrationPolicy {
         let log = try PolicyLog.capture { _ = try? apply(s) }
         #expect(
             log == [
-                "begin Loan", "create Loan 1", "create Loan 2", "create Loan 3", "create Loan 4", "endInstanceCreation Loan",
-                "begin Member", "create Member 1", "create Member 2", "create Member 3", "create Member 4", "endInstanceCreation Member",
-                "relationships Loan 1", "relationships Loan 2", "relationships Loan 3", "relationships Loan 4", "endRelationshipCreation Loan",
-                "relationships Member 1", "relationships Member 2", "relationships Member 3", "relationships Member 4", "endRelationshipCreation Member",
+                "begin Loan", "create Loan 1", "create Loan 2", "create Loan 3", "create Loan 4",
+                "endInstanceCreation Loan",
+                "begin Member", "create Member 1", "create Member 2", "create Member 3", "create Member 4",
+                "endInstanceCreation Member",
+                "relationships Loan 1", "relationships Loan 2", "relationships Loan 3", "relationships Loan 4",
+                "endRelationshipCreation Loan",
+                "relationships Member 1", "relationships Member 2", "relationships Member 3", "relationships Member 4",
+                "endRelationshipCreation Member",
                 "validate Loan", "validate Member", "end Loan", "end Member",
             ])
     }
@@ -155,7 +189,11 @@ struct LoansByMappingName: EntityMigrationPolicy {
         #expect {
             try apply(s)
         } throws: { error in
-            "\(error)" == "policy EveryLoanHasAMember failed on Loan in performCustomValidation: a loan lost its member; nothing was changed"
+            "\(error)"
+                == """
+                policy EveryLoanHasAMember failed on Loan in performCustomValidation: a loan lost its member; nothing \
+                was changed
+                """
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
     }
@@ -163,7 +201,11 @@ struct LoansByMappingName: EntityMigrationPolicy {
     /// `city: policy` with a policy that never sets it: the values are lost, and
     /// the result says so per property; `--verify` refuses.
     @Test func aPropertyLeftToAPolicyThatEmptiesItIsReported() throws {
-        let mapping = "entities:\n  Person:\n    policy: Passthrough\n    properties:\n      firstName: policy\n      lastName: policy\n      city: policy\n"
+        let mapping =
+            """
+            entities:\n  Person:\n    policy: Passthrough\n    properties:\n      firstName: policy\n      lastName: \
+            policy\n      city: policy\n
+            """
         let s = try MigrationScenario.contacts(mappings: ["3-to-4.yaml"])
         defer { s.remove() }
         try s.writeMapping("1-to-2.yaml", mapping)
@@ -175,13 +217,20 @@ struct LoansByMappingName: EntityMigrationPolicy {
         } throws: { error in
             (error as? MigrationError)?.kind == .verifyFailed
                 && "\(error)" == """
-                    --verify: Person.city is left to policy Passthrough, which left it nil on 6 objects whose source had a value: \
-                    that data is lost; nothing was changed
+                    --verify: Person.city is left to policy Passthrough, which left it nil on 6 objects whose source \
+                    had a value: that data is lost; nothing was changed
                     """
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
-        let result = try Migrator(policyRunner: PolicyEngine(catalog: Self.catalog)).apply(try s.planWithPolicies(Self.catalog, to: 2))
-        #expect(result.warnings == ["Person.city is left to policy Passthrough, which left it nil on 6 objects whose source had a value: that data is lost"])
+        let result = try Migrator(policyRunner: PolicyEngine(catalog: Self.catalog)).apply(
+            try s.planWithPolicies(Self.catalog, to: 2))
+        #expect(
+            result.warnings == [
+                """
+                Person.city is left to policy Passthrough, which left it nil on 6 objects whose source had a value: \
+                that data is lost
+                """
+            ])
     }
 }
 
@@ -196,7 +245,10 @@ extension PolicyStagesTests {
         defer { s.remove() }
         _ = try apply(s)
         #expect(try s.rows("SELECT Z_PK FROM ZMEMBER ORDER BY Z_PK").map { $0[0].int64 } == [1, 2, 4])
-        #expect(try s.rows("SELECT Z_PK, ZMEMBER FROM ZLOAN ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, 1], [2, 1], [3, 2], [4, 1]])
+        #expect(
+            try s.rows("SELECT Z_PK, ZMEMBER FROM ZLOAN ORDER BY Z_PK").map { $0.map(\.int64) } == [
+                [1, 1], [2, 1], [3, 2], [4, 1],
+            ])
     }
 }
 
@@ -205,10 +257,15 @@ extension PolicyStagesTests {
     /// relationships (the key of `Club.fans`, which has no inverse; a position in an
     /// ordered list) are carried from the source rows: the policy never writes them.
     @Test func aPolicysTableKeepsOtherEntitiesKeysAndPositions() throws {
-        let fans = "Member: {attributes: {email: string?}}, Club: {attributes: {name: string}, relationships: {fans: {destination: Member, toMany: true}}}"
+        let fans =
+            """
+            Member: {attributes: {email: string?}}, Club: {attributes: {name: string}, relationships: {fans: \
+            {destination: Member, toMany: true}}}
+            """
         let ordered = """
             Member: {attributes: {email: string?}, relationships: {club: {destination: Club, inverse: members}}}, \
-            Club: {attributes: {name: string}, relationships: {members: {destination: Member, toMany: true, ordered: true, inverse: club}}}
+            Club: {attributes: {name: string}, relationships: {members: {destination: Member, toMany: true, ordered: \
+            true, inverse: club}}}
             """
         for (entities, relationship) in [(fans, "fans"), (ordered, "members")] {
             let s = try MigrationScenario("Lib", versions: ["entities: {\(entities)}", "entities: {\(entities)}"])
@@ -223,7 +280,9 @@ extension PolicyStagesTests {
             try s.migrate(policies: Self.catalog)
             let club = try #require(try s.fetch("Club").first)
             let members = club.relationships[relationship] ?? []
-            #expect(relationship == "members" ? members == [3, 1, 2] : Set(members) == [1, 2, 3], "\(relationship): \(members)")
+            #expect(
+                relationship == "members" ? members == [3, 1, 2] : Set(members) == [1, 2, 3],
+                "\(relationship): \(members)")
         }
     }
 }

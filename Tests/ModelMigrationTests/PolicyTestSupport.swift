@@ -14,7 +14,8 @@ enum ContactsFiles {
     /// lines (`MigrationScenario` writes those).
     static func versions() throws -> [String] {
         try (1...4).map { version in
-            let text = try String(contentsOfFile: "\(TestModels.modelsFolder)/Contacts/\(version).yaml", encoding: .utf8)
+            let text = try String(
+                contentsOfFile: "\(TestModels.modelsFolder)/Contacts/\(version).yaml", encoding: .utf8)
             return text.split(separator: "\n", omittingEmptySubsequences: false)
                 .filter { !$0.hasPrefix("model:") && !$0.hasPrefix("version:") }
                 .joined(separator: "\n")
@@ -39,8 +40,11 @@ let testPolicies = PolicyCatalog([
 extension MigrationScenario {
     /// A scenario of the package's Contacts model (versions 1 to 4), its store at
     /// `storeVersion`, with the named package mapping files copied to `Migrations/`.
-    static func contacts(storeVersion: Int = 1, mappings: [String] = ["1-to-2.yaml", "3-to-4.yaml"]) throws -> MigrationScenario {
-        let scenario = try MigrationScenario("Contacts", versions: try ContactsFiles.versions(), storeVersion: storeVersion)
+    static func contacts(storeVersion: Int = 1, mappings: [String] = ["1-to-2.yaml", "3-to-4.yaml"]) throws
+        -> MigrationScenario
+    {
+        let scenario = try MigrationScenario(
+            "Contacts", versions: try ContactsFiles.versions(), storeVersion: storeVersion)
         for name in mappings {
             try scenario.writeMapping(name, try ContactsFiles.mapping(name))
         }
@@ -53,7 +57,9 @@ extension MigrationScenario {
     }
 
     /// Plans with the names of `catalog` as the compiled-in policies.
-    func planWithPolicies(_ catalog: PolicyCatalog = testPolicies, to target: Int? = nil, verify: Bool = false) throws -> MigrationPlan {
+    func planWithPolicies(_ catalog: PolicyCatalog = testPolicies, to target: Int? = nil, verify: Bool = false) throws
+        -> MigrationPlan
+    {
         let store = try Store.open(path: storePath)
         defer { try? store.close() }
         var planner = MigrationPlanner(
@@ -123,7 +129,8 @@ enum ContactsData {
 
     /// (firstName, lastName) of each person after the split.
     static let split: [(String, String)] = [
-        ("Ann", "Lee"), ("Madonna", ""), ("Ana María", "García"), ("Joana", "da Silva"), ("Zoë", "Ångström"), ("", ""), ("", ""),
+        ("Ann", "Lee"), ("Madonna", ""), ("Ana María", "García"), ("Joana", "da Silva"), ("Zoë", "Ångström"), ("", ""),
+        ("", ""),
     ]
 
     /// Inserts the people (keys 1 to 7) and posts: Ann writes posts 1 and 3, Ana
@@ -131,14 +138,20 @@ enum ContactsData {
     static func seed(_ scenario: MigrationScenario) throws {
         try scenario.withObjects { o in
             for (name, email, age, city) in people {
-                var values: [String: AttributeValue?] = ["fullName": .string(name), "email": .string(email), "age": .integer(age)]
+                var values: [String: AttributeValue?] = [
+                    "fullName": .string(name), "email": .string(email), "age": .integer(age),
+                ]
                 if let city { values["city"] = .string(city) }
                 try o.insert("Person", values: values)
             }
             try o.store.connection.execute("UPDATE ZPERSON SET ZFULLNAME = NULL WHERE Z_PK = 7")
-            try o.insert("Post", values: ["title": .string("Hello"), "body": .string("First post"), "rating": .double(4.5)], relationships: ["author": [1]])
+            try o.insert(
+                "Post", values: ["title": .string("Hello"), "body": .string("First post"), "rating": .double(4.5)],
+                relationships: ["author": [1]])
             try o.insert("Post", values: ["title": .string("Hola")], relationships: ["author": [3]])
-            try o.insert("Post", values: ["title": .string("Again"), "publishedAt": .date(800_000_000)], relationships: ["author": [1]])
+            try o.insert(
+                "Post", values: ["title": .string("Again"), "publishedAt": .date(800_000_000)],
+                relationships: ["author": [1]])
             try o.insert("Post", values: ["title": .string("Hej")], relationships: ["author": [5]])
         }
     }

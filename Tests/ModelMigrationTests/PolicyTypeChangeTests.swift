@@ -33,7 +33,9 @@ import Testing
     }
 
     func counts(_ s: MigrationScenario) throws -> [String] {
-        try s.rows("SELECT Z_PK, ZCOUNT, typeof(ZCOUNT) FROM ZITEM ORDER BY Z_PK").map { $0.map { "\($0)" }.joined(separator: " ") }
+        try s.rows("SELECT Z_PK, ZCOUNT, typeof(ZCOUNT) FROM ZITEM ORDER BY Z_PK").map {
+            $0.map { "\($0)" }.joined(separator: " ")
+        }
     }
 
     /// Applies and expects the failure `message`, with the store byte for byte as before.
@@ -50,7 +52,8 @@ import Testing
     }
 
     @Test func aNarrowedIntegerThatFitsIsCarried() throws {
-        let s = try scenario(from: "integer32", to: "integer16", values: [.integer(7), .integer(-32768), .integer(32767)])
+        let s = try scenario(
+            from: "integer32", to: "integer16", values: [.integer(7), .integer(-32768), .integer(32767)])
         defer { s.remove() }
         try s.migrateWithPolicies()
         #expect(try s.storeVersion() == 2)
@@ -69,7 +72,8 @@ import Testing
     }
 
     @Test func aNumericStringBecomesAnIntegerAndAnotherTextFails() throws {
-        let ok = try scenario(from: "string", to: "integer32", values: [.string("12"), .string(" -3 "), .string("4.0")])
+        let ok = try scenario(
+            from: "string", to: "integer32", values: [.string("12"), .string(" -3 "), .string("4.0")])
         defer { ok.remove() }
         try ok.migrateWithPolicies()
         #expect(try counts(ok) == ["1 12 'integer'", "2 -3 'integer'", "3 4 'integer'"])
@@ -106,11 +110,12 @@ import Testing
         try expectRefusal(
             s,
             """
-            policy Passthrough: Item 2 has no value for required Item.count \
-            (its source object had none, or the policy set none: set it in the policy, or give the attribute a default); nothing was changed
+            policy Passthrough: Item 2 has no value for required Item.count (its source object had none, or the policy \
+            set none: set it in the policy, or give the attribute a default); nothing was changed
             """)
         // With a default, the nil takes it, as inference fills an optional → required change.
-        let filled = try scenario(from: "integer32?", to: "{ type: integer16, default: 9 }", values: [.integer(5), nil])
+        let filled = try scenario(
+            from: "integer32?", to: "{ type: integer16, default: 9 }", values: [.integer(5), nil])
         defer { filled.remove() }
         try filled.migrateWithPolicies()
         #expect(try counts(filled) == ["1 5 'integer'", "2 9 'integer'"])

@@ -14,31 +14,42 @@ import Testing
 
     static let hostile = [
         "'; DROP TABLE ZCUSTOMER; --", "\" OR 1=1 --", "ZCUSTOMER", "\"ZCUSTOMER\"", "Z_PK", "sqlite_master",
-        "%", "_", "*", "?", "[", "]", "\\", "é", "😀", "\u{0}", "' OR ''='", "1); DELETE FROM ZORDER; (", "$source", "@count",
+        "%", "_", "*", "?", "[", "]", "\\", "é", "😀", "\u{0}", "' OR ''='", "1); DELETE FROM ZORDER; (", "$source",
+        "@count",
     ]
     static let keys = [
         "name", "email", "visits", "joinedAt", "vip", "note", "code", "city.name", "city", "orders.@count",
         "orders.@sum.total", "orders.@max.number", "wishlist.@count", "scratch", "nope", "city.customers", "orders",
     ]
-    static let operators = ["==", "=", "!=", "<>", "<", "<=", ">", ">=", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "IN", "BETWEEN"]
+    static let operators = [
+        "==", "=", "!=", "<>", "<", "<=", ">", ">=", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "IN",
+        "BETWEEN",
+    ]
 
     static func literal(_ random: inout Random) -> String {
         switch Int.random(in: 0..<9, using: &random) {
         case 0: return String(Int.random(in: -1000...1000, using: &random))
         case 1: return String(Double.random(in: -100...100, using: &random))
         case 2, 3:
-            return "'" + hostile.randomElement(using: &random)!.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+            return "'"
+                + hostile.randomElement(using: &random)!.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "'", with: "\\'") + "'"
         case 4: return ["YES", "NO", "nil", "NULL", "TRUE", "FALSE"].randomElement(using: &random)!
         case 5:
-            return "{" + (0..<Int.random(in: 0...3, using: &random)).map { _ in String(Int.random(in: 0...50, using: &random)) }.joined(separator: ", ") + "}"
+            return "{"
+                + (0..<Int.random(in: 0...3, using: &random)).map { _ in String(Int.random(in: 0...50, using: &random))
+                }.joined(separator: ", ") + "}"
         case 6: return "CAST('2026-01-01T00:00:00Z', 'NSDate')"
         case 7:
             return "\""
                 + hostile.randomElement(using: &random)!.replacingOccurrences(of: "\\", with: "\\\\")
                 .replacingOccurrences(of: "\"", with: "\\\"") + "\""
         default:
-            return ["lowercase:(name)", "uppercase:(note)", "length:(email)", "abs:(visits)", "now()", "visits * 2", "CAST(note, 'NSNumber')"]
-                .randomElement(using: &random)!
+            return [
+                "lowercase:(name)", "uppercase:(note)", "length:(email)", "abs:(visits)", "now()", "visits * 2",
+                "CAST(note, 'NSNumber')",
+            ]
+            .randomElement(using: &random)!
         }
     }
 
@@ -50,10 +61,14 @@ import Testing
                 Int.random(in: 0..<6, using: &random) == 0
                 ? ["ANY orders.total ", "ALL orders.number ", "NONE wishlist.name "].randomElement(using: &random)!
                 : keys.randomElement(using: &random)! + " "
-            let options = Int.random(in: 0..<4, using: &random) == 0 ? ["[c]", "[d]", "[cd]", "[x]"].randomElement(using: &random)! : ""
+            let options =
+                Int.random(in: 0..<4, using: &random) == 0
+                ? ["[c]", "[d]", "[cd]", "[x]"].randomElement(using: &random)! : ""
             return quantifier + operators.randomElement(using: &random)! + options + " " + literal(&random)
         case 3: return "(" + predicate(&random, depth: depth + 1) + ") AND " + predicate(&random, depth: depth + 1)
-        case 4: return predicate(&random, depth: depth + 1) + [" OR ", " || ", " && "].randomElement(using: &random)! + predicate(&random, depth: depth + 1)
+        case 4:
+            return predicate(&random, depth: depth + 1) + [" OR ", " || ", " && "].randomElement(using: &random)!
+                + predicate(&random, depth: depth + 1)
         case 5: return ["NOT ", "!"].randomElement(using: &random)! + "(" + predicate(&random, depth: depth + 1) + ")"
         default: return ["TRUEPREDICATE", "FALSEPREDICATE"].randomElement(using: &random)!
         }
@@ -81,7 +96,8 @@ import Testing
         let keywords: Set<String> = [
             "SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "IN", "IS", "NULL", "EXISTS", "JOIN", "ON", "BETWEEN",
             "GLOB", "CAST", "AS", "REAL", "TEXT", "Z_PK", "Z_ENT", "count", "sum", "avg", "min", "max", "coalesce",
-            "instr", "substr", "length", "nullif", "abs", "mm_abs", "mm_fold", "mm_lower", "mm_upper", "mm_number", "mm_matches",
+            "instr", "substr", "length", "nullif", "abs", "mm_abs", "mm_fold", "mm_lower", "mm_upper", "mm_number",
+            "mm_matches",
             "ORDER", "BY", "ASC", "DESC", "LIMIT", "OFFSET",
             // Expression functions (Docs/MappingFiles.md, "Expressions that run set-based").
             "CASE", "WHEN", "THEN", "ELSE", "END", "UNION", "ALL", "v", "replace", "mod", "sqrt", "ceil", "floor",
@@ -101,9 +117,13 @@ import Testing
                 i = j + 1
             } else if c.properties.isAlphabetic || c == "_" {
                 var j = i
-                while j < chars.count, chars[j].properties.isAlphabetic || chars[j] == "_" || ("0"..."9").contains(chars[j]) { j += 1 }
+                while j < chars.count,
+                    chars[j].properties.isAlphabetic || chars[j] == "_" || ("0"..."9").contains(chars[j])
+                { j += 1 }
                 let word = String(String.UnicodeScalarView(chars[i..<j]))
-                if !keywords.contains(word), word.range(of: #"^t[0-9]+$"#, options: .regularExpression) == nil { foreign.append(word) }
+                if !keywords.contains(word), word.range(of: #"^t[0-9]+$"#, options: .regularExpression) == nil {
+                    foreign.append(word)
+                }
                 i = j
             } else if ("0"..."9").contains(c) || " (),.=<>!*+-/|?&~%".unicodeScalars.contains(c) {
                 i += 1
@@ -141,7 +161,9 @@ import Testing
             guard case .success(let statement) = outcome else {
                 refused += 1
                 if case .failure(let error) = outcome {
-                    let located = error.kind == .invalidRequest && error.message.hasPrefix("--where: column ") && error.message.contains("^")
+                    let located =
+                        error.kind == .invalidRequest && error.message.hasPrefix("--where: column ")
+                        && error.message.contains("^")
                     #expect(located, "\(text): \(error)")
                 }
                 continue
@@ -149,7 +171,9 @@ import Testing
             compiled += 1
             let foreign = Self.foreignTokens(statement.sql, identifiers: identifiers)
             #expect(foreign.isEmpty, "\(text) → \(statement.sql): \(foreign)")
-            #expect(statement.sql.split(separator: "?").count - 1 == statement.arguments.count - (statement.sql.hasSuffix("?") ? 1 : 0), "\(text)")
+            #expect(
+                statement.sql.split(separator: "?").count - 1 == statement.arguments.count
+                    - (statement.sql.hasSuffix("?") ? 1 : 0), "\(text)")
             // Every compiled predicate runs (the rows it selects are the SQL's business).
             do {
                 _ = try requests.fetchAll(request)
@@ -161,8 +185,8 @@ import Testing
         let elapsed = Date().timeIntervalSince(started)
         print(
             """
-            predicate fuzz: \(compiled + refused) cases, \(compiled) compiled and run, \(refused) refused with a located error, \
-            \(String(format: "%.2f", elapsed)) s
+            predicate fuzz: \(compiled + refused) cases, \(compiled) compiled and run, \(refused) refused with a \
+            located error, \(String(format: "%.2f", elapsed)) s
             """)
         #expect(compiled > 500)
         #expect(refused > 800)
@@ -181,11 +205,16 @@ import Testing
         for round in 0..<3000 {
             var text = Self.literal(&random)
             for _ in 0..<Int.random(in: 0...2, using: &random) {
-                let other = Int.random(in: 0..<2, using: &random) == 0 ? Self.literal(&random) : Self.keys.randomElement(using: &random)!
+                let other =
+                    Int.random(in: 0..<2, using: &random) == 0
+                    ? Self.literal(&random) : Self.keys.randomElement(using: &random)!
                 text = [
-                    "\(text) + \(other)", "\(text) * \(other)", "uppercase:(\(text))", "CAST(\(text), 'NSNumber')", "abs:(\(text))",
-                    "TERNARY(\(text) == \(other), \(text), \(other))", "FUNCTION(\(text), 'componentsSeparatedByString:', \(other))[LAST]",
-                    "FUNCTION(\(text), 'substringFromIndex:', \(other))", "trim:(\(text))", "modulus:by:(\(text), \(other))",
+                    "\(text) + \(other)", "\(text) * \(other)", "uppercase:(\(text))", "CAST(\(text), 'NSNumber')",
+                    "abs:(\(text))",
+                    "TERNARY(\(text) == \(other), \(text), \(other))",
+                    "FUNCTION(\(text), 'componentsSeparatedByString:', \(other))[LAST]",
+                    "FUNCTION(\(text), 'substringFromIndex:', \(other))", "trim:(\(text))",
+                    "modulus:by:(\(text), \(other))",
                     "bitwiseXor:with:(\(text), \(other))", "max:({\(text), \(other)})",
                 ]
                 .randomElement(using: &random)!

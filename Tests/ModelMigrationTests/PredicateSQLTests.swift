@@ -7,7 +7,9 @@ import Testing
 
 /// Predicates compiled to SQL and run on the shop's rows (ShopModel.scenario()).
 @Suite struct PredicateSQLTests {
-    func keys(_ scenario: MigrationScenario, _ entity: String, _ predicate: String, subentities: Bool = true) throws -> [Int64] {
+    func keys(_ scenario: MigrationScenario, _ entity: String, _ predicate: String, subentities: Bool = true) throws
+        -> [Int64]
+    {
         let store = try Store.open(path: scenario.storePath, access: .readOnly)
         defer { try? store.close() }
         let access = try ObjectAccess(store: store, version: try store.currentVersion(among: [try scenario.model()]))
@@ -88,16 +90,19 @@ import Testing
 
     @Test func exactSQLWithBoundValues() throws {
         let version = try ShopModel.version()
-        let generator = PredicateSQL(version: version, layout: version.layout, now: Date(timeIntervalSinceReferenceDate: 0))
+        let generator = PredicateSQL(
+            version: version, layout: version.layout, now: Date(timeIntervalSinceReferenceDate: 0))
         let checker = TypeChecker(version: version, entity: "Order")
-        let fragment = try generator.condition(try checker.predicate("customer.city.name BEGINSWITH[c] 'os' AND total > 5"), row: "t0")
+        let fragment = try generator.condition(
+            try checker.predicate("customer.city.name BEGINSWITH[c] 'os' AND total > 5"), row: "t0")
         #expect(
             fragment.sql == #"""
                 (instr(mm_fold((SELECT t2."ZNAME" FROM "ZCITY" t2 WHERE t2.Z_PK = \#
                 (SELECT t1."ZCITY" FROM "ZCUSTOMER" t1 WHERE t1.Z_PK = t0."ZCUSTOMER")), 1), ?) = 1 AND t0."ZTOTAL" > ?)
                 """#)
         #expect(fragment.arguments == [.text("os"), .integer(5)])
-        let many = try generator.condition(try TypeChecker(version: version, entity: "Customer").predicate("ANY wishlist.name == 'x'"), row: "t0")
+        let many = try generator.condition(
+            try TypeChecker(version: version, entity: "Customer").predicate("ANY wishlist.name == 'x'"), row: "t0")
         #expect(many.sql.hasPrefix(#"EXISTS (SELECT 1 FROM "Z_1WISHLIST""#) || many.sql.contains("JOIN"))
         #expect(many.arguments == [.text("x")])
     }

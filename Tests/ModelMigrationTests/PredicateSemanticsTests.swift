@@ -74,7 +74,8 @@ import Testing
             ("note == nil", [1, 2, 4]), ("note != nil", [3]), ("note == note", [1, 2, 3, 4]), ("note != note", []),
             ("note != 'Été'", [1, 2, 4]), ("NOT (note == 'Été')", [1, 2, 4]),
             ("joinedAt < CAST(200, 'NSDate')", [1]), ("NOT (joinedAt < CAST(200, 'NSDate'))", [2, 3, 4]),
-            ("note IN {'Été', 'x'}", [3]), ("NOT (note IN {'Été'})", [1, 2, 4]), ("visits IN {}", []), ("visits / 4 IN {}", []),
+            ("note IN {'Été', 'x'}", [3]), ("NOT (note IN {'Été'})", [1, 2, 4]), ("visits IN {}", []),
+            ("visits / 4 IN {}", []),
             ("ANY orders.total > 50", [1]), ("ALL orders.total > 6", [1, 3, 4]), ("NONE orders.total > 50", [2, 3, 4]),
             ("orders.@count == 0", [3, 4]), ("orders.@sum.total == 0", [3, 4]), ("orders.@max.total > 0", [1, 2]),
             ("NOT (orders.@max.total > 0)", [3, 4]),
@@ -93,16 +94,26 @@ import Testing
         #expect(try keys(shop, or) == [4])
         let and = (0..<6000).map { "name != 'x\($0)'" }.joined(separator: " AND ")
         #expect(try keys(shop, and) == [1, 2, 3, 4])
-        #expect(try keys(shop, String(repeating: "TRUEPREDICATE OR ", count: 20_000) + "FALSEPREDICATE") == [1, 2, 3, 4])
+        #expect(
+            try keys(shop, String(repeating: "TRUEPREDICATE OR ", count: 20_000) + "FALSEPREDICATE") == [1, 2, 3, 4])
 
         let version = try ShopModel.version()
         let generator = PredicateSQL(version: version, layout: version.layout)
         let checker = TypeChecker(version: version, entity: "Customer")
-        let four = try generator.condition(try checker.predicate("visits == 1 OR visits == 2 OR visits == 3 OR NOT (visits == 4)"), row: "t0")
-        #expect(four.sql == #"(t0."ZVISITS" IS ? OR t0."ZVISITS" IS ? OR t0."ZVISITS" IS ? OR (t0."ZVISITS" IS ?) IS NOT 1)"#)
-        let many = try generator.condition(try checker.predicate((1...250).map { "visits == \($0)" }.joined(separator: " AND ")), row: "t0")
+        let four = try generator.condition(
+            try checker.predicate("visits == 1 OR visits == 2 OR visits == 3 OR NOT (visits == 4)"), row: "t0")
+        #expect(
+            four.sql
+                == #"(t0."ZVISITS" IS ? OR t0."ZVISITS" IS ? OR t0."ZVISITS" IS ? OR (t0."ZVISITS" IS ?) IS NOT 1)"#)
+        let many = try generator.condition(
+            try checker.predicate((1...250).map { "visits == \($0)" }.joined(separator: " AND ")), row: "t0")
         #expect(many.sql.hasPrefix(#"((t0."ZVISITS" IS ? AND "#))
-        #expect(many.sql.components(separatedBy: "(").count - 1 == 4)  // three groups of at most 100, and the group of groups
+        #expect(
+            many.sql.components(
+                separatedBy: """
+                    (
+                    """
+            ).count - 1 == 4)  // three groups of at most 100, and the group of groups
         #expect(many.arguments.count == 250)
     }
 }

@@ -57,7 +57,8 @@ import Testing
             """
         let s = try MigrationScenario("Library", versions: [v1, v1])
         defer { s.remove() }
-        try s.writeMapping("1-to-2.yaml", "entities:\n  Book:\n    properties:\n      pages: { value: \"$source.pages + 1\" }\n")
+        try s.writeMapping(
+            "1-to-2.yaml", "entities:\n  Book:\n    properties:\n      pages: { value: \"$source.pages + 1\" }\n")
         try s.withObjects { o in
             for n in 0..<4 {
                 try o.insert("Item", values: ["title": .string("i\(n)")])
@@ -69,10 +70,13 @@ import Testing
             var options = PlanningOptions()
             options.countLimit = limit
             let plan = try s.plan(options)
-            let rebuild = try #require(plan.hops.first?.steps.first { if case .rebuildTable = $0 { true } else { false } })
+            let rebuild = try #require(
+                plan.hops.first?.steps.first { if case .rebuildTable = $0 { true } else { false } })
             #expect(rebuild.cost == .rewrite(rows: 12), "count limit \(limit)")
         }
         try s.migrate()
-        #expect(try s.rows("SELECT ZPAGES FROM ZITEM WHERE ZPAGES IS NOT NULL ORDER BY Z_PK").map { $0[0] } == (1...4).map { .integer($0) })
+        #expect(
+            try s.rows("SELECT ZPAGES FROM ZITEM WHERE ZPAGES IS NOT NULL ORDER BY Z_PK").map { $0[0] }
+                == (1...4).map { .integer($0) })
     }
 }

@@ -58,7 +58,9 @@ import Testing
         """
     }
 
-    static let versions = [version(coreIdentifier: false), version(coreIdentifier: false), version(coreIdentifier: true)]
+    static let versions = [
+        version(coreIdentifier: false), version(coreIdentifier: false), version(coreIdentifier: true),
+    ]
 
     @Test func delta_saveStatesMigrateAsTheAppsPolicyWould() throws {
         let scenario = try MigrationScenario("Delta", versions: Self.versions)
@@ -80,14 +82,20 @@ import Testing
               SaveState:
                 policy: SaveStateToSaveStateMigrationPolicy
                 properties:
-                  coreIdentifier: { value: "FUNCTION($entityPolicy, 'defaultCoreIdentifierForGameType:', $source.game.type)" }
+                  coreIdentifier: { value: "FUNCTION($entityPolicy, 'defaultCoreIdentifierForGameType:', \
+            $source.game.type)" }
 
             """)
         _ = try scenario.withObjects { access in
-            try access.insert("Game", values: ["name": .string("Pokémon"), "type": .string("com.rileytestut.delta.game.ds")], primaryKey: 1)
-            try access.insert("Game", values: ["name": .string("Zelda"), "type": .string("com.rileytestut.delta.game.gba")], primaryKey: 2)
+            try access.insert(
+                "Game", values: ["name": .string("Pokémon"), "type": .string("com.rileytestut.delta.game.ds")],
+                primaryKey: 1)
+            try access.insert(
+                "Game", values: ["name": .string("Zelda"), "type": .string("com.rileytestut.delta.game.gba")],
+                primaryKey: 2)
             for (key, type, game) in [(1, 0, 1), (2, 1, 1), (3, 2, 2), (4, 7, 2)] as [(Int64, Int64, Int64)] {
-                try access.insert("SaveState", values: ["type": .integer(type)], relationships: ["game": [game]], primaryKey: key)
+                try access.insert(
+                    "SaveState", values: ["type": .integer(type)], relationships: ["game": [game]], primaryKey: key)
             }
         }
         try scenario.migrate(policies: PolicyCatalog([SaveStateToSaveStateMigrationPolicy.self]))
@@ -97,7 +105,10 @@ import Testing
         // 0 → auto (0), 1 → general (2), 2 → locked (3), anything else unchanged.
         #expect(states.map { $0.values["type"] } == [.integer(0), .integer(2), .integer(3), .integer(7)])
         // A DS game's save states get DeSmuME's core; a system the port does not know, nil.
-        #expect(states.map { $0.values["coreIdentifier"] } == [.string("com.rileytestut.DSDeltaCore"), .string("com.rileytestut.DSDeltaCore"), nil, nil])
+        #expect(
+            states.map { $0.values["coreIdentifier"] } == [
+                .string("com.rileytestut.DSDeltaCore"), .string("com.rileytestut.DSDeltaCore"), nil, nil,
+            ])
         #expect(states.map { $0.relationships["game"] } == [[1], [1], [2], [2]])
     }
 }

@@ -6,8 +6,13 @@ import Testing
 /// After every apply, references resolve and counts hold, whatever removed or
 /// re-keyed the objects they point to: a mapping file's filter, a policy's merge.
 @Suite struct ReferenceIntegrityTests {
-    static let member = "Member: {attributes: {name: string}, relationships: {loans: {destination: Loan, toMany: true, inverse: member%@}}}"
-    static let loan = "Loan: {attributes: {title: string}, relationships: {member: {destination: Member, inverse: loans}}}"
+    static let member =
+        """
+        Member: {attributes: {name: string}, relationships: {loans: {destination: Loan, toMany: true, inverse: \
+        member%@}}}
+        """
+    static let loan =
+        "Loan: {attributes: {title: string}, relationships: {member: {destination: Member, inverse: loans}}}"
 
     static func library(loans rule: String) throws -> MigrationScenario {
         let versions = ["", rule].map { "entities: {\(member.replacingOccurrences(of: "%@", with: $0)), \(loan)}" }
@@ -29,7 +34,9 @@ import Testing
         let s = try Self.library(loans: ", optional: false, minCount: 1")
         defer { s.remove() }
         let error = try #require(throws: PlanningError.self) { try s.migrate() }
-        #expect("\(error)".contains("Member.loans needs at least 1 objects, and stored objects have fewer: 1 row: Z_PK 1"), "\(error)")
+        #expect(
+            "\(error)".contains("Member.loans needs at least 1 objects, and stored objects have fewer: 1 row: Z_PK 1"),
+            "\(error)")
         #expect(try s.storeVersion() == 1)
         #expect(try s.rows("SELECT count(*) FROM ZLOAN")[0][0].int64 == 2)
     }

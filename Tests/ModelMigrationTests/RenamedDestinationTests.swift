@@ -34,12 +34,16 @@ import Testing
             try access.insert("Draft", values: ["body": .string("x")], relationships: ["discussion": [2]])
         }
         // Without the file, inference cannot pair Draft with PersistedDraft.
-        #expect { try s.plan() } throws: { "\($0)".contains("Discussion.draft: destination changed from Draft to PersistedDraft, an unrelated entity") }
+        #expect { try s.plan() } throws: {
+            "\($0)".contains("Discussion.draft: destination changed from Draft to PersistedDraft, an unrelated entity")
+        }
         try s.directory.write("Migrations/Chats/1-to-2.yaml", "entities:\n  PersistedDraft:\n    source: Draft\n")
         try Migrator().apply(try s.plan(verify: true))
         #expect(try s.fetch("Discussion").map { $0.relationships["draft"] ?? [] } == [[], [1]])
         #expect(
-            try s.fetch("PersistedDraft").map { [$0.values["body"], $0.relationships["discussion"].map { .integer($0[0]) }] }
+            try s.fetch("PersistedDraft").map {
+                [$0.values["body"], $0.relationships["discussion"].map { .integer($0[0]) }]
+            }
                 == [[.string("x"), .integer(2)]])
     }
 }

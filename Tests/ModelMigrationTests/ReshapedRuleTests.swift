@@ -39,19 +39,31 @@ import Testing
 
     @Test(arguments: [
         (
-            "bs: { destination: B, toMany: true, inverse: as, maxCount: 1 }|as: { destination: A, toMany: true, inverse: bs, renamedFrom: a }",
+            """
+            bs: { destination: B, toMany: true, inverse: as, maxCount: 1 }|as: { destination: A, toMany: true, \
+            inverse: bs, renamedFrom: a }
+            """,
             "A.bs allows at most 1 objects, and stored objects have more"
         ),
         (
-            "bs: { destination: B, toMany: true, inverse: as, minCount: 2 }|as: { destination: A, toMany: true, inverse: bs, renamedFrom: a }",
+            """
+            bs: { destination: B, toMany: true, inverse: as, minCount: 2 }|as: { destination: A, toMany: true, \
+            inverse: bs, renamedFrom: a }
+            """,
             "A.bs needs at least 2 objects, and stored objects have fewer"
         ),
         (
-            "bs: { destination: B, toMany: true, inverse: as }|as: { destination: A, toMany: true, inverse: bs, renamedFrom: a, minCount: 2 }",
+            """
+            bs: { destination: B, toMany: true, inverse: as }|as: { destination: A, toMany: true, inverse: bs, \
+            renamedFrom: a, minCount: 2 }
+            """,
             "B.as needs at least 2 objects, and stored objects have fewer"
         ),
         (
-            "bs: { destination: B, toMany: true, ordered: true, inverse: a, minCount: 2 }|a: { destination: A, inverse: bs }",
+            """
+            bs: { destination: B, toMany: true, ordered: true, inverse: a, minCount: 2 }|a: { destination: A, inverse: \
+            bs }
+            """,
             "A.bs needs at least 2 objects, and stored objects have fewer"
         ),
     ])
@@ -65,7 +77,11 @@ import Testing
             "Tight",
             versions: Self.versions(
                 Self.oneToMany,
-                "bs: { destination: B, toMany: true, inverse: as }|as: { destination: A, toMany: true, inverse: bs, renamedFrom: a }"))
+                """
+                bs: { destination: B, toMany: true, inverse: as }|as: { destination: A, toMany: true, inverse: bs, \
+                renamedFrom: a }
+                """
+            ))
         defer { s.remove() }
         try s.withObjects(Self.seed)
         try s.migrate()
@@ -78,7 +94,10 @@ import Testing
     @Test func aNewDefaultUnderANewConstraintCollidesOverTwoObjects() throws {
         let versions = [
             "entities:\n  E:\n    attributes: { key: string }\n",
-            "entities:\n  E:\n    attributes:\n      key: string\n      n: { type: integer32, default: 50 }\n    uniqueness: [[n]]\n",
+            """
+            entities:\n  E:\n    attributes:\n      key: string\n      n: { type: integer32, default: 50 }\n    \
+            uniqueness: [[n]]\n
+            """,
         ]
         try TightenedRuleTests.refuses(
             versions,
@@ -103,7 +122,9 @@ import Testing
             versions: [
                 "entities:\n  E:\n    attributes: { key: string }\n",
                 "entities:\n  E:\n    attributes:\n      key: string\n      n: { type: integer32, default: 50 }\n",
-                "entities:\n  E:\n    attributes:\n      key: string\n      n: { type: integer32, default: 5, max: 10 }\n",
+                """
+                entities:\n  E:\n    attributes:\n      key: string\n      n: { type: integer32, default: 5, max: 10 }\n
+                """,
             ])
         defer { s.remove() }
         try s.withObjects { try $0.insert("E", values: ["key": .string("e1")]) }
@@ -112,7 +133,9 @@ import Testing
         let before = FileSnapshot(s.storePath).fingerprint
         let error = #expect(throws: MigrationError.self) { try Migrator().apply(plan) }
         #expect(error?.kind == .dataRefused)
-        #expect(error?.message.contains("hop 2 → 3 cannot migrate this store's data:\n  E.n gets max 10") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.contains("hop 2 → 3 cannot migrate this store's data:\n  E.n gets max 10") == true,
+            "\(String(describing: error))")
         #expect(error.map { Outcome($0).exitCode } == 4)
         #expect(FileSnapshot(s.storePath).fingerprint == before)
     }

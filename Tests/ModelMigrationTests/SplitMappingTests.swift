@@ -39,7 +39,8 @@ import Testing
             source: Record
             properties:
               note: $source.notes
-              record: { value: "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'RecordToRecord', $source)" }
+              record: { value: "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', \
+        'RecordToRecord', $source)" }
         """
 
     /// Three records (one without notes) at version 1.
@@ -47,9 +48,11 @@ import Testing
         let s = try MigrationScenario("Music", versions: versions)
         try s.writeMapping("1-to-2.yaml", mapping)
         try s.withObjects { access in
-            try access.insert("Record", values: ["artist": .string("A"), "title": .string("T1"), "notes": .string("great")])
+            try access.insert(
+                "Record", values: ["artist": .string("A"), "title": .string("T1"), "notes": .string("great")])
             try access.insert("Record", values: ["artist": .string("B"), "title": .string("T2")])
-            try access.insert("Record", values: ["artist": .string("C"), "title": .string("T3"), "notes": .string("loud")])
+            try access.insert(
+                "Record", values: ["artist": .string("C"), "title": .string("T3"), "notes": .string("loud")])
         }
         return s
     }
@@ -66,12 +69,14 @@ import Testing
         let numberBefore = try #require(try s.entityKeys().first { $0.name == "Record" }?.number)
         let plan = try s.plan(verify: true)
         let build = try #require(plan.allSteps.first { $0.table == "ZLISTENING" && $0.cost.movesRows })
-        #expect(build.summary == "create ZLISTENING from ZRECORD: a Listening for each Record (entity mapping RecordToListening)")
+        #expect(
+            build.summary
+                == "create ZLISTENING from ZRECORD: a Listening for each Record (entity mapping RecordToListening)")
         #expect(build.cost == .rewrite(rows: 3))
         #expect(
             build.sql.last == """
-                INSERT INTO "ZLISTENING" ("Z_PK", "Z_ENT", "Z_OPT", "ZRECORD", "ZNOTE") SELECT s.Z_PK, 2, s.Z_OPT, s.Z_PK, s."ZNOTES" \
-                FROM "ZRECORD" AS s WHERE s.Z_ENT = 1
+                INSERT INTO "ZLISTENING" ("Z_PK", "Z_ENT", "Z_OPT", "ZRECORD", "ZNOTE") SELECT s.Z_PK, 2, s.Z_OPT, \
+                s.Z_PK, s."ZNOTES" FROM "ZRECORD" AS s WHERE s.Z_ENT = 1
                 """)
         #expect(plan.warnings.isEmpty, "\(plan.warnings)")
         try Migrator().apply(plan)
@@ -97,7 +102,8 @@ import Testing
                   Record:
                     source: Record
                     properties:
-                      listenings: { value: "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'RecordToListening', $source)" }
+                      listenings: { value: "FUNCTION($manager, \
+                'destinationInstancesForEntityMappingNamed:sourceInstances:', 'RecordToListening', $source)" }
                   Listening:
                     source: Record
                     properties:
@@ -158,14 +164,18 @@ import Testing
             "S3",
             versions: [
                 "entities:\n  Old:\n    attributes: { t: string? }\n",
-                "entities:\n  Base:\n    abstract: true\n    attributes: { t: string? }\n  X:\n    parent: Base\n  Y:\n    parent: Base\n",
+                """
+                entities:\n  Base:\n    abstract: true\n    attributes: { t: string? }\n  X:\n    parent: Base\n  Y:\n \
+                   parent: Base\n
+                """,
             ])
         defer { s.remove() }
         try s.writeMapping("1-to-2.yaml", "entities:\n  X:\n    source: Old\n  Y:\n    source: Old\n")
         #expect {
             try s.plan()
         } throws: { error in
-            "\(error)".contains("X and Y are all made from each Old and share table ZBASE: their objects would take the same keys")
+            "\(error)".contains(
+                "X and Y are all made from each Old and share table ZBASE: their objects would take the same keys")
         }
     }
 
@@ -181,8 +191,9 @@ import Testing
             try Migrator().apply(plan)
         } throws: { error in
             "\(error)" == """
-                check failed: Z_PRIMARYKEY agrees with the rows (each entity under its planned number: Record 1, Listening 2; \
-                Z_MAX of each root entity at least the highest key of its table): 2 rows violate it; nothing was changed
+                check failed: Z_PRIMARYKEY agrees with the rows (each entity under its planned number: Record 1, \
+                Listening 2; Z_MAX of each root entity at least the highest key of its table): 2 rows violate it; \
+                nothing was changed
                 """
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before)

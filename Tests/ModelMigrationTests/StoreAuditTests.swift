@@ -13,7 +13,10 @@ import Testing
     static let v2 = try! edit(
         edit(Pets.v1, "      age: integer16?\n", "      age: { type: double, default: 18 }\n"),
         "    attributes:\n      name: string\n    relationships:\n      owner:",
-        "    attributes:\n      name: string\n      legs: { type: double, default: 4 }\n    relationships:\n      owner:")
+        """
+            attributes:\n      name: string\n      legs: { type: double, default: 4 }\n    relationships:\n      owner:
+        """
+    )
 
     /// Pets with an optional `legs` on Pet, widened from integer16 to double in
     /// version 2: ZPET is rebuilt, and Pet.owner checked after the copy.
@@ -41,10 +44,10 @@ import Testing
             try s.plan()
         } throws: { error in
             "\(error)" == """
-                \(s.storePath): the store is inconsistent with Pets version 1, and migrating it would lose or misfile rows; \
-                nothing was changed. Repair the store (or restore a backup) first:
-                  - ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 2, as Z_PRIMARYKEY numbers them): \
-                3 rows: Z_PK 1 has Z_ENT 1 (Pet); Z_PK 2 has Z_ENT 1 (Pet); Z_PK 3 has Z_ENT 1 (Pet)
+                \(s.storePath): the store is inconsistent with Pets version 1, and migrating it would lose or misfile \
+                rows; nothing was changed. Repair the store (or restore a backup) first:
+                  - ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 2, as Z_PRIMARYKEY \
+                numbers them): 3 rows: Z_PK 1 has Z_ENT 1 (Pet); Z_PK 2 has Z_ENT 1 (Pet); Z_PK 3 has Z_ENT 1 (Pet)
                 """
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
@@ -59,7 +62,10 @@ import Testing
         // Only ZPERSON's rows move (a rebuild); ZPET gains a column in place.
         #expect(
             plan.preconditions.map(\.summary) == [
-                "ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 1, as Z_PRIMARYKEY numbers them)"
+                """
+                ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 1, as Z_PRIMARYKEY numbers \
+                them)
+                """
             ])
         try execute(s, "UPDATE ZPERSON SET Z_ENT = 99 WHERE Z_PK = 3")
         let before = FileSnapshot(s.storePath)
@@ -69,8 +75,8 @@ import Testing
             (error as? MigrationError)?.kind == .inconsistentStore
                 && "\(error)".hasSuffix(
                     """
-                      - ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 1, as Z_PRIMARYKEY numbers them): \
-                    1 row: Z_PK 3 has Z_ENT 99 (no entity of this table)
+                      - ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 1, as Z_PRIMARYKEY \
+                    numbers them): 1 row: Z_PK 3 has Z_ENT 99 (no entity of this table)
                     """)
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
@@ -92,14 +98,19 @@ import Testing
         let plan = try planner.plan(store: store)
         #expect(
             plan.preconditions.map(\.summary) == [
-                "ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 1, as Z_PRIMARYKEY numbers them)"
+                """
+                ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 1, as Z_PRIMARYKEY numbers \
+                them)
+                """
             ])
         #expect(
             plan.warnings.map(\.description) == [
                 "Pet.owner: 1 row already points to objects the store does not have (carried as they are)",
                 "ZPERSON (about 3 rows): not audited while planning; `apply` checks its rows' entity numbers "
-                    + "(and, where it can, their values and references) within the step that rebuilds it, which reads every row "
-                    + "(a failure rolls back and refuses the store as a scan before any step would), and the rest under its lock "
+                    + "(and, where it can, their values and references) within the step that rebuilds it, which reads "
+                    + "every row "
+                    + "(a failure rolls back and refuses the store as a scan before any step would), and the rest "
+                    + "under its lock "
                     + "before any step (`migrate plan --exact-counts` checks them now)",
             ])
         // The rebuild of ZPERSON reads every row: it checks their entity numbers (FusedPreconditionTests).
@@ -109,7 +120,8 @@ import Testing
         #expect {
             try Migrator().apply(plan)
         } throws: { error in
-            (error as? MigrationError)?.kind == .inconsistentStore && "\(error)".hasSuffix("1 row: Z_PK 3 has Z_ENT 99 (no entity of this table)")
+            (error as? MigrationError)?.kind == .inconsistentStore
+                && "\(error)".hasSuffix("1 row: Z_PK 3 has Z_ENT 99 (no entity of this table)")
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
 
@@ -119,7 +131,8 @@ import Testing
         #expect {
             try planner.plan(store: again)
         } throws: { error in
-            (error as? PlanningError)?.kind == .storeMismatch && "\(error)".hasSuffix("1 row: Z_PK 3 has Z_ENT 99 (no entity of this table)")
+            (error as? PlanningError)?.kind == .storeMismatch
+                && "\(error)".hasSuffix("1 row: Z_PK 3 has Z_ENT 99 (no entity of this table)")
         }
     }
 
@@ -142,7 +155,8 @@ import Testing
                   dog: { destination: Dog, optional: true }
 
             """
-        let v2 = try edit(v1, "      breed: string?\n", "      breed: string?\n      size: { type: integer16, default: 1 }\n")
+        let v2 = try edit(
+            v1, "      breed: string?\n", "      breed: string?\n      size: { type: integer16, default: 1 }\n")
         let s = try MigrationScenario("Kennel", versions: [v1, v2])
         defer { s.remove() }
         try s.withObjects { o in
@@ -155,7 +169,12 @@ import Testing
         #expect {
             try s.plan()
         } throws: { error in
-            "\(error)".hasSuffix("  - ZPERSON.ZDOG points at rows that are not Dog objects: 1 row: Z_PK 2 points to ZANIMAL Z_PK 1, Z_ENT 1 (Animal)")
+            "\(error)".hasSuffix(
+                """
+                  - ZPERSON.ZDOG points at rows that are not Dog objects: 1 row: Z_PK 2 points to ZANIMAL Z_PK 1, \
+                Z_ENT 1 (Animal)
+                """
+            )
         }
     }
 
@@ -173,10 +192,16 @@ import Testing
         let result = try Migrator().apply(plan)
         #expect(
             result.carriedDanglingReferences == [
-                "Pet.owner: 1 row already pointed to objects the store does not have, and still does (carried as they were)"
+                """
+                Pet.owner: 1 row already pointed to objects the store does not have, and still does (carried as they \
+                were)
+                """
             ])
         #expect(try s.storeVersion() == 2)
-        #expect(try s.rows("SELECT Z_PK, ZOWNER FROM ZPET ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, 1], [2, 3], [3, 1], [4, 77]])
+        #expect(
+            try s.rows("SELECT Z_PK, ZOWNER FROM ZPET ORDER BY Z_PK").map { $0.map(\.int64) } == [
+                [1, 1], [2, 3], [3, 1], [4, 77],
+            ])
     }
 
     /// A migration that adds a dangling reference to those already there fails,
@@ -209,8 +234,15 @@ import Testing
     @Test func hugePrimaryKeysDoNotOverflowThePlan() throws {
         let s = try MigrationScenario.pets(Self.v2)
         defer { s.remove() }
-        try execute(s, "UPDATE ZPERSON SET Z_PK = 9223372036854775000 + Z_PK WHERE Z_PK = 3; UPDATE ZPET SET Z_PK = 9223372036854775800 + Z_PK WHERE Z_PK = 4")
-        let stored = try #require(try s.rows("SELECT (SELECT count(*) FROM ZPERSON) + (SELECT count(*) FROM ZPET)")[0][0].int64)
+        try execute(
+            s,
+            """
+            UPDATE ZPERSON SET Z_PK = 9223372036854775000 + Z_PK WHERE Z_PK = 3; UPDATE ZPET SET Z_PK = \
+            9223372036854775800 + Z_PK WHERE Z_PK = 4
+            """
+        )
+        let stored = try #require(
+            try s.rows("SELECT (SELECT count(*) FROM ZPERSON) + (SELECT count(*) FROM ZPET)")[0][0].int64)
         let plan = try s.plan()
         #expect(plan.allSteps.allSatisfy { $0.cost.rows <= stored }, "\(plan.allSteps.map(\.cost))")
         let result = try Migrator().apply(plan)
@@ -221,9 +253,16 @@ import Testing
     /// A huge entity number in Z_PRIMARYKEY (or stamped as the highest used) is
     /// refused or clamped, never overflowed when numbering a new entity.
     @Test func hugeEntityNumbersAreRefused() throws {
-        let s = try MigrationScenario.pets(try edit(Pets.v1, "  Pet:\n", "  Toy:\n    attributes:\n      name: string\n  Pet:\n"))
+        let s = try MigrationScenario.pets(
+            try edit(Pets.v1, "  Pet:\n", "  Toy:\n    attributes:\n      name: string\n  Pet:\n"))
         defer { s.remove() }
-        try execute(s, "UPDATE ZPET SET Z_ENT = 9223372036854775807; UPDATE Z_PRIMARYKEY SET Z_ENT = 9223372036854775807 WHERE Z_NAME = 'Pet'")
+        try execute(
+            s,
+            """
+            UPDATE ZPET SET Z_ENT = 9223372036854775807; UPDATE Z_PRIMARYKEY SET Z_ENT = 9223372036854775807 WHERE \
+            Z_NAME = 'Pet'
+            """
+        )
         #expect {
             try s.plan()
         } throws: { error in
@@ -260,20 +299,28 @@ import Testing
     /// the hierarchy, but the rows hold values in the other sibling's columns, which
     /// a rebuild would drop.
     @Test func swappedSiblingEntitiesAreRefused() throws {
-        let s = try MigrationScenario("Zoo", versions: [Self.zoo, try edit(Self.zoo, "bark: integer16?", "bark: double?")])
+        let s = try MigrationScenario(
+            "Zoo", versions: [Self.zoo, try edit(Self.zoo, "bark: integer16?", "bark: double?")])
         defer { s.remove() }
         try s.withObjects { o in
             try o.insert("Cat", values: ["name": .string("tom"), "lives": .integer(9)])
             try o.insert("Dog", values: ["name": .string("rex"), "bark": .integer(5)])
         }
-        try execute(s, "UPDATE Z_PRIMARYKEY SET Z_NAME = CASE Z_NAME WHEN 'Cat' THEN 'Dog' ELSE 'Cat' END WHERE Z_NAME IN ('Cat', 'Dog')")
+        try execute(
+            s,
+            """
+            UPDATE Z_PRIMARYKEY SET Z_NAME = CASE Z_NAME WHEN 'Cat' THEN 'Dog' ELSE 'Cat' END WHERE Z_NAME IN ('Cat', \
+            'Dog')
+            """
+        )
         #expect {
             try s.plan()
         } throws: { error in
             "\(error)".hasSuffix(
                 """
-                  - ZANIMAL holds values in columns of another entity than the row's (the rows' Z_ENT do not fit what they hold): \
-                2 rows: Z_PK 1 has Z_ENT 2 (Dog) and a value in ZLIVES of Cat; Z_PK 2 has Z_ENT 3 (Cat) and a value in ZBARK of Dog
+                  - ZANIMAL holds values in columns of another entity than the row's (the rows' Z_ENT do not fit what \
+                they hold): 2 rows: Z_PK 1 has Z_ENT 2 (Dog) and a value in ZLIVES of Cat; Z_PK 2 has Z_ENT 3 (Cat) \
+                and a value in ZBARK of Dog
                 """)
         }
     }
@@ -315,7 +362,10 @@ import Testing
         let result = try Migrator().apply(try s.plan(verify: true))
         #expect(
             result.carriedDanglingReferences == [
-                "Owner.pet: 1 row already pointed to objects the store does not have, and still does (carried as they were)"
+                """
+                Owner.pet: 1 row already pointed to objects the store does not have, and still does (carried as they \
+                were)
+                """
             ])
         let current = try Migrator().apply(try s.plan(verify: true))
         #expect(current.carriedDanglingReferences == ["Owner.pet: 1 row points to objects the store does not have"])

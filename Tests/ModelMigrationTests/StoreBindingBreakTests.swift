@@ -36,7 +36,8 @@ import Testing
     /// store): TextMessage's values in ZTEXT, SystemMessage's in ZTEXT1, the other
     /// way round from the computed layout (SystemMessage, the lower number, ZTEXT).
     static let swappedSchema = """
-        CREATE TABLE ZMESSAGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZSTAMP INTEGER, ZTEXT VARCHAR, ZTEXT1 VARCHAR );
+        CREATE TABLE ZMESSAGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZSTAMP INTEGER, ZTEXT VARCHAR, \
+        ZTEXT1 VARCHAR );
         CREATE INDEX ZMESSAGE_Z_ENT_INDEX ON ZMESSAGE (Z_ENT);
         CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
         CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
@@ -51,7 +52,11 @@ import Testing
         var texts: [Int64: String?] = [:]
         for entity in ["SystemMessage", "TextMessage"] {
             for object in try access.fetch(entity) {
-                if case .string(let text)? = object.values["text"] { texts[object.primaryKey] = text } else { texts[object.primaryKey] = .some(nil) }
+                if case .string(let text)? = object.values["text"] {
+                    texts[object.primaryKey] = text
+                } else {
+                    texts[object.primaryKey] = .some(nil)
+                }
             }
         }
         return texts
@@ -83,8 +88,10 @@ import Testing
             do {
                 let reader = try Store.open(path: path, access: .readOnly)
                 defer { try? reader.close() }
-                plan = try MigrationPlanner(models: [model], migrationsFolder: directory.file("none"), options: PlanningOptions(verify: true))
-                    .plan(store: reader)
+                plan = try MigrationPlanner(
+                    models: [model], migrationsFolder: directory.file("none"), options: PlanningOptions(verify: true)
+                )
+                .plan(store: reader)
             }
             try Migrator().apply(plan)
         }
@@ -99,7 +106,9 @@ import Testing
         do {
             try migrate()
         } catch {
-            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "refused (\(error)), and changed", sourceLocation: sourceLocation)
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: path)) == before, "refused (\(error)), and changed",
+                sourceLocation: sourceLocation)
             return
         }
         let store = try Store.open(path: path, access: .readOnly)
@@ -124,7 +133,8 @@ import Testing
             // SystemMessage.text is ZTEXT, TextMessage.text ZTEXT1; row 2 is a TextMessage with a value in ZTEXT.
             try store.connection.execute(
                 """
-                INSERT INTO ZMESSAGE (Z_PK, Z_ENT, Z_OPT, ZSTAMP, ZTEXT, ZTEXT1) VALUES (1, 2, 1, 10, 'sys', NULL), (2, 3, 1, 20, 'misfiled', 'txt');
+                INSERT INTO ZMESSAGE (Z_PK, Z_ENT, Z_OPT, ZSTAMP, ZTEXT, ZTEXT1) VALUES (1, 2, 1, 10, 'sys', NULL), \
+                (2, 3, 1, 20, 'misfiled', 'txt');
                 UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_ENT = 1;
                 """)
             try store.close()
@@ -150,7 +160,8 @@ import Testing
             relationships:
               owner: { destination: Owner, inverse: items, optional: false }
         """
-    static let rel2 = rel1.replacingOccurrences(of: "attributes: { title: string? }", with: "attributes: { title: string?, note: string? }")
+    static let rel2 = rel1.replacingOccurrences(
+        of: "attributes: { title: string? }", with: "attributes: { title: string?, note: string? }")
 
     /// Finding 3: `apply --remove-dangling-references` on a hop that moves no rows
     /// sets a required to-one to nil and exits 0; the migrated store then fails
@@ -167,7 +178,8 @@ import Testing
             try store.connection.execute(
                 """
                 INSERT INTO ZOWNER (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (1, 2, 1, 'o');
-                INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZOWNER, ZTITLE) VALUES (1, 1, 1, 1, 'fine'), (2, 1, 1, 99, 'dangling');
+                INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZOWNER, ZTITLE) VALUES (1, 1, 1, 1, 'fine'), (2, 1, 1, 99, \
+                'dangling');
                 UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_ENT = 1;
                 UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_ENT = 2;
                 """)
@@ -223,7 +235,8 @@ import Testing
         try CoreDataLayoutTests.createStore(
             at: path, version: model.versions[0],
             schema: """
-                CREATE TABLE ZPERSON ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZEMAIL VARCHAR, ZNAME VARCHAR );
+                CREATE TABLE ZPERSON ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZEMAIL VARCHAR, ZNAME \
+                VARCHAR );
                 CREATE INDEX ZPERSON_ZEMAIL_INDEX ON ZPERSON (ZEMAIL);
                 CREATE UNIQUE INDEX Z_Person_UNIQUE_name ON ZPERSON (ZNAME)
                 WHERE ZNAME <> 'dup';
@@ -252,7 +265,8 @@ extension StoreBindingBreakTests {
         defer { directory.remove() }
         let model = try TestModels.compile("Chat", versions: [Self.chat1, Self.chat2])
         let path = directory.file("Chat.sqlite")
-        let mixed = Self.swappedSchema.replacingOccurrences(of: "(4, 2, 1, 40, NULL, 'sys four')", with: "(4, 2, 1, 40, 'sys four', NULL)")
+        let mixed = Self.swappedSchema.replacingOccurrences(
+            of: "(4, 2, 1, 40, NULL, 'sys four')", with: "(4, 2, 1, 40, 'sys four', NULL)")
         try CoreDataLayoutTests.createStore(at: path, version: model.versions[0], schema: mixed)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let reader = try Store.open(path: path, access: .readOnly)
@@ -262,7 +276,12 @@ extension StoreBindingBreakTests {
         } throws: { error in
             let planning = PlanningError(classifying: error)
             return planning.kind == .storeMismatch
-                && planning.message.contains("holds values in the column of a sibling entity whose name differs from the row's own column only by its suffix")
+                && planning.message.contains(
+                    """
+                    holds values in the column of a sibling entity whose name differs from the row's own column only \
+                    by its suffix
+                    """
+                )
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }

@@ -40,8 +40,12 @@ import Testing
     /// TextMessage attribute: no data moves.
     static let version2 =
         version1
-        .replacingOccurrences(of: "attributes: { name: string? }", with: "attributes: { name: { type: string, optional: true, indexed: true } }")
-        .replacingOccurrences(of: "attributes: { body: string? }", with: "attributes: { body: string?, edited: boolean? }")
+        .replacingOccurrences(
+            of: "attributes: { name: string? }",
+            with: "attributes: { name: { type: string, optional: true, indexed: true } }"
+        )
+        .replacingOccurrences(
+            of: "attributes: { body: string? }", with: "attributes: { body: string?, edited: boolean? }")
 
     /// Version 3 adds `Attachment`, which sorts first: Core Data numbers every other
     /// entity one higher, so tables and columns carrying numbers are rewritten.
@@ -58,10 +62,12 @@ import Testing
 
     /// Version 1 as Core Data left it after years of migrations.
     static let schema = """
-        CREATE TABLE ZMESSAGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCODE INTEGER, ZTEXT VARCHAR, ZBODY VARCHAR );
+        CREATE TABLE ZMESSAGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCODE INTEGER, ZTEXT VARCHAR, \
+        ZBODY VARCHAR );
         CREATE TABLE ZREACTION ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZEMOJI VARCHAR );
         CREATE TABLE ZUSER ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR );
-        CREATE TABLE Z_2USERS ( Z_2SYSTEMMESSAGES INTEGER, Z_5USERS INTEGER, PRIMARY KEY (Z_2SYSTEMMESSAGES, Z_5USERS) );
+        CREATE TABLE Z_2USERS ( Z_2SYSTEMMESSAGES INTEGER, Z_5USERS INTEGER, PRIMARY KEY (Z_2SYSTEMMESSAGES, Z_5USERS) \
+        );
         CREATE TABLE Z_4USERS ( Z_4REACTIONS INTEGER, Z_5USERS1 INTEGER, PRIMARY KEY (Z_4REACTIONS, Z_5USERS1) );
         CREATE INDEX ZMESSAGE_Z_ENT_INDEX ON ZMESSAGE (Z_ENT);
         CREATE INDEX Z_1USERS_Z_4USERS_INDEX ON Z_2USERS (Z_5USERS, Z_2SYSTEMMESSAGES);
@@ -86,7 +92,10 @@ import Testing
     }
 
     /// A store of version 1 as Core Data left it, in a new folder, and the plan to `target`.
-    static func planned(to target: Int? = nil, removingDangling: Bool = false, verify: Bool = true, setUp: (String) throws -> Void = { _ in })
+    static func planned(
+        to target: Int? = nil, removingDangling: Bool = false, verify: Bool = true,
+        setUp: (String) throws -> Void = { _ in }
+    )
         throws -> (directory: TemporaryDirectory, path: String, model: CompiledModel, plan: MigrationPlan)
     {
         let directory = try TemporaryDirectory(prefix: "StoreBindingTests")
@@ -97,19 +106,26 @@ import Testing
         let reader = try Store.open(path: path, access: .readOnly)
         defer { try? reader.close() }
         let options = PlanningOptions(target: target, removesDanglingReferences: removingDangling, verify: verify)
-        return (directory, path, model, try MigrationPlanner(models: [model], migrationsFolder: directory.file("none"), options: options).plan(store: reader))
+        return (
+            directory, path, model,
+            try MigrationPlanner(models: [model], migrationsFolder: directory.file("none"), options: options).plan(
+                store: reader)
+        )
     }
 
     static func describe(_ store: Store) throws -> [String] {
         var described: [String] = []
-        for table in try store.connection.tables().sorted() where !table.hasPrefix("MM_") && !["Z_METADATA", "Z_PRIMARYKEY"].contains(table) {
+        for table in try store.connection.tables().sorted()
+        where !table.hasPrefix("MM_") && !["Z_METADATA", "Z_PRIMARYKEY"].contains(table) {
             described.append("\(table)(\(try store.connection.columns(of: table).map(\.name).joined(separator: ",")))")
         }
         return described
     }
 
     static func indexes(_ store: Store) throws -> [String] {
-        try store.connection.prepare("SELECT name, tbl_name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").rows()
+        try store.connection.prepare(
+            "SELECT name, tbl_name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name"
+        ).rows()
             .map { "\($0[0].string ?? "") on \($0[1].string ?? "")" }
     }
 
@@ -163,7 +179,8 @@ import Testing
         defer { directory.remove() }
         #expect(
             plan.allSteps.map(\.summary) == [
-                "add ZMESSAGE.ZEDITED", "rename column Z_2USERS.Z_5USERS to Z_5USERS1", "rename column Z_4USERS.Z_5USERS1 to Z_5USERS",
+                "add ZMESSAGE.ZEDITED", "rename column Z_2USERS.Z_5USERS to Z_5USERS1",
+                "rename column Z_4USERS.Z_5USERS1 to Z_5USERS",
                 "update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)",
             ])
         #expect(plan.allSteps.allSatisfy { $0.cost == .constant })
@@ -188,8 +205,12 @@ import Testing
         defer { directory.remove() }
         #expect(
             plan.warnings.map(\.description) == [
-                "ZMESSAGE holds values in columns the row's entity does not have, left there by an earlier version (no object has them; "
-                    + "a rebuild of ZMESSAGE does not carry them): 1 row: Z_PK 2 has Z_ENT 3 (TextMessage) and a value in ZCODE of SystemMessage"
+                "ZMESSAGE holds values in columns the row's entity does not have, left there by an earlier version (no "
+                    + "object has them; "
+                        + """
+                        a rebuild of ZMESSAGE does not carry them): 1 row: Z_PK 2 has Z_ENT 3 (TextMessage) and a \
+                        value in ZCODE of SystemMessage
+                        """
             ])
         try Migrator().apply(plan)
 
@@ -208,9 +229,18 @@ import Testing
                 "Z_3USERS(Z_3SYSTEMMESSAGES,Z_6USERS1)",
                 "Z_5USERS(Z_5REACTIONS,Z_6USERS)",
             ])
-        #expect(try store.connection.prepare("SELECT * FROM Z_3USERS ORDER BY 1, 2").rows() == [[.integer(1), .integer(1)], [.integer(1), .integer(2)]])
-        let messages = try store.connection.prepare("SELECT Z_PK, Z_ENT, ZCODE, ZTEXT, ZBODY FROM ZMESSAGE ORDER BY Z_PK").rows().map { $0.map(\.description) }
-        #expect(messages == [["1", "3", "7", "'joined'", "NULL"], ["2", "4", "NULL", "'hi'", "'hello'"], ["3", "2", "NULL", "'plain'", "NULL"]])
+        #expect(
+            try store.connection.prepare("SELECT * FROM Z_3USERS ORDER BY 1, 2").rows() == [
+                [.integer(1), .integer(1)], [.integer(1), .integer(2)],
+            ])
+        let messages = try store.connection.prepare(
+            "SELECT Z_PK, Z_ENT, ZCODE, ZTEXT, ZBODY FROM ZMESSAGE ORDER BY Z_PK"
+        ).rows().map { $0.map(\.description) }
+        #expect(
+            messages == [
+                ["1", "3", "7", "'joined'", "NULL"], ["2", "4", "NULL", "'hi'", "'hello'"],
+                ["3", "2", "NULL", "'plain'", "NULL"],
+            ])
         let access = try ObjectAccess(store: store, version: model.versions[2])
         #expect(try access.fetch("User").map { $0.relationships["systemMessages"] ?? [] } == [[1], [1]])
         #expect(try access.fetch("User").map { $0.relationships["reactions"] ?? [] } == [[], [1]])
@@ -236,14 +266,18 @@ import Testing
         try Migrator().apply(plan)
         let store = try Store.open(path: path, access: .readOnly)
         defer { try? store.close() }
-        #expect(try store.connection.prepare("SELECT * FROM Z_5USERS ORDER BY 1, 2").rows() == [[.integer(1), .integer(2)], [.integer(1), .integer(99)]])
+        #expect(
+            try store.connection.prepare("SELECT * FROM Z_5USERS ORDER BY 1, 2").rows() == [
+                [.integer(1), .integer(2)], [.integer(1), .integer(99)],
+            ])
         #expect(
             try store.connection.prepare("SELECT * FROM Z_3USERS ORDER BY 1, 2").rows()
                 == [[.integer(1), .integer(1)], [.integer(1), .integer(2)], [.integer(1), .integer(98)]])
     }
 
     @Test func removedFirstWhenAsked() throws {
-        let (directory, path, _, plan) = try StoreBindingTests.planned(to: 2, removingDangling: true, setUp: Self.addDangling)
+        let (directory, path, _, plan) = try StoreBindingTests.planned(
+            to: 2, removingDangling: true, setUp: Self.addDangling)
         defer { directory.remove() }
         #expect(plan.danglingReferences.isEmpty)
         #expect(plan.removedDanglingReferences.map(\.rows) == [1, 1])
@@ -255,14 +289,24 @@ import Testing
             ])
         #expect(
             first.steps.prefix(2).flatMap(\.sql).sorted() == [
-                #"DELETE FROM "Z_2USERS" AS a WHERE NOT EXISTS (SELECT 1 FROM "ZUSER" AS d WHERE d.Z_PK = a."Z_5USERS" AND d.Z_ENT IN (5))"#,
-                #"DELETE FROM "Z_4USERS" AS a WHERE NOT EXISTS (SELECT 1 FROM "ZUSER" AS d WHERE d.Z_PK = a."Z_5USERS1" AND d.Z_ENT IN (5))"#,
+                #"""
+                DELETE FROM "Z_2USERS" AS a WHERE NOT EXISTS (SELECT 1 FROM "ZUSER" AS d WHERE d.Z_PK = \#
+                a."Z_5USERS" AND d.Z_ENT IN (5))
+                """#,
+                #"""
+                DELETE FROM "Z_4USERS" AS a WHERE NOT EXISTS (SELECT 1 FROM "ZUSER" AS d WHERE d.Z_PK = a."Z_5USERS1" \#
+                AND d.Z_ENT IN (5))
+                """#,
             ])
         try Migrator().apply(plan)
         let store = try Store.open(path: path, access: .readOnly)
         defer { try? store.close() }
-        #expect(try store.connection.prepare("SELECT * FROM Z_4USERS ORDER BY 1, 2").rows() == [[.integer(1), .integer(2)]])
-        #expect(try store.connection.prepare("SELECT * FROM Z_2USERS ORDER BY 1, 2").rows() == [[.integer(1), .integer(1)], [.integer(1), .integer(2)]])
+        #expect(
+            try store.connection.prepare("SELECT * FROM Z_4USERS ORDER BY 1, 2").rows() == [[.integer(1), .integer(2)]])
+        #expect(
+            try store.connection.prepare("SELECT * FROM Z_2USERS ORDER BY 1, 2").rows() == [
+                [.integer(1), .integer(1)], [.integer(1), .integer(2)],
+            ])
     }
 }
 
@@ -282,7 +326,8 @@ extension StoreBindingTests {
         } throws: { error in
             let planning = PlanningError(classifying: error)
             return planning.kind == .storeMismatch
-                && planning.message == "\(path): the store's tables differ from the layout of Chat version 1: table Z_4USERS is missing"
+                && planning.message
+                    == "\(path): the store's tables differ from the layout of Chat version 1: table Z_4USERS is missing"
         }
     }
 }

@@ -15,7 +15,8 @@ import Testing
         let store = try Store.open(path: path, access: .readOnly)
         defer { try? store.close() }
         var tables: [String: [String]] = [:]
-        for table in try store.connection.tables() where !table.hasPrefix("MM_") && !["Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY"].contains(table) {
+        for table in try store.connection.tables()
+        where !table.hasPrefix("MM_") && !["Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY"].contains(table) {
             tables[table] = try store.connection.columns(of: table).map(\.name)
         }
         return tables
@@ -91,7 +92,8 @@ import Testing
                   reactions: { destination: Reaction, toMany: true, inverse: users }
                   systemMessages: { destination: SystemMessage, toMany: true, inverse: users }
             """
-        let v3 = v2.replacingOccurrences(of: "attributes: { name: string? }", with: "attributes: { name: string?, handle: string? }")
+        let v3 = v2.replacingOccurrences(
+            of: "attributes: { name: string? }", with: "attributes: { name: string?, handle: string? }")
         let s = try MigrationScenario("Users", versions: [v2, v3])
         try ShiftingNamesTests.markAsCoreDataStore(s)
         try s.withObjects { o in

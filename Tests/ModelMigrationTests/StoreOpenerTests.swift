@@ -8,7 +8,8 @@ import Testing
 /// The application entry point: Core Data's `shouldMigrateStoreAutomatically` and
 /// `shouldInferMappingModelAutomatically`.
 @Suite struct StoreOpenerTests {
-    static let v2 = Pets.v1.replacingOccurrences(of: "      age: integer16?\n", with: "      age: integer16?\n      nickname: string?\n")
+    static let v2 = Pets.v1.replacingOccurrences(
+        of: "      age: integer16?\n", with: "      age: integer16?\n      nickname: string?\n")
 
     @Test func aMissingStoreIsCreatedAtTheCurrentVersion() throws {
         let s = try MigrationScenario.pets(Self.v2)
@@ -40,7 +41,13 @@ import Testing
         opener.shouldMigrateStoreAutomatically = false
         let error = try #require(throws: StoreOpenError.self) { try opener.open(path: s.storePath) }
         #expect(error.kind == .migrationNeeded)
-        #expect(error.message == "\(s.storePath): the store is at version 1 of Pets; version 2 needs a migration (automatic migration is off)")
+        #expect(
+            error.message
+                == """
+                \(s.storePath): the store is at version 1 of Pets; version 2 needs a migration (automatic migration is \
+                off)
+                """
+        )
         #expect(try Data(contentsOf: URL(fileURLWithPath: s.storePath)) == before)
     }
 

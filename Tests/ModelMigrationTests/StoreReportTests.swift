@@ -22,25 +22,29 @@ enum AppleSampleStore {
     ]
 
     static let schema = """
-        CREATE TABLE ZCAR ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZOWNER INTEGER, ZISLIMITEDEDITION INTEGER, \
-        ZMARKEDFORDELETIONASOF TIMESTAMP, ZMAKER VARCHAR, ZMODEL VARCHAR, ZNUMBERPLATE VARCHAR, ZCOLOR BLOB );
-        CREATE TABLE ZPERSON ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZUPDATEDAT TIMESTAMP, ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR, ZID BLOB );
+        CREATE TABLE ZCAR ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZOWNER INTEGER, ZISLIMITEDEDITION \
+        INTEGER, ZMARKEDFORDELETIONASOF TIMESTAMP, ZMAKER VARCHAR, ZMODEL VARCHAR, ZNUMBERPLATE VARCHAR, ZCOLOR BLOB );
+        CREATE TABLE ZPERSON ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZUPDATEDAT TIMESTAMP, \
+        ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR, ZID BLOB );
         CREATE INDEX ZCAR_ZOWNER_INDEX ON ZCAR (ZOWNER);
         CREATE INDEX ZCAR_Z_ENT_INDEX ON ZCAR (Z_ENT);
         CREATE UNIQUE INDEX Z_Car_UNIQUE_numberPlate ON ZCAR (ZNUMBERPLATE COLLATE BINARY ASC);
-        CREATE UNIQUE INDEX Z_Person_UNIQUE_firstName_lastName ON ZPERSON (ZFIRSTNAME COLLATE BINARY ASC, ZLASTNAME COLLATE BINARY ASC);
+        CREATE UNIQUE INDEX Z_Person_UNIQUE_firstName_lastName ON ZPERSON (ZFIRSTNAME COLLATE BINARY ASC, ZLASTNAME \
+        COLLATE BINARY ASC);
         CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
         CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
         CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB);
         """
 
     static let rows = """
-        INSERT INTO Z_PRIMARYKEY VALUES (1, 'Car', 0, 5), (2, 'SportCar', 1, 0), (3, 'ExpensiveSportCar', 2, 0), (4, 'Person', 0, 2);
+        INSERT INTO Z_PRIMARYKEY VALUES (1, 'Car', 0, 5), (2, 'SportCar', 1, 0), (3, 'ExpensiveSportCar', 2, 0), (4, \
+        'Person', 0, 2);
         INSERT INTO ZPERSON VALUES (1, 4, 3, 797062028.5, 'Ann', 'Lee', X'0F8FAD5BD9CB469FA16570867728950E');
         INSERT INTO ZPERSON VALUES (2, 4, 1, 700000000, 'Bob', NULL, X'6BA7B8109DAD11D180B400C04FD430C8');
         INSERT INTO ZCAR VALUES (1, 1, 1, 1, NULL, NULL, 'FIAT', 'Panda', 'AB123CD', NULL);
         INSERT INTO ZCAR VALUES (2, 2, 1, 2, NULL, NULL, 'Alfa Romeo', 'Giulia', 'SP-1', NULL);
-        INSERT INTO ZCAR VALUES (3, 3, 2, NULL, 1, 797000000.25, 'Lamborghini', 'Countach', 'LX-1', X'62706C697374303008');
+        INSERT INTO ZCAR VALUES (3, 3, 2, NULL, 1, 797000000.25, 'Lamborghini', 'Countach', 'LX-1', \
+        X'62706C697374303008');
         INSERT INTO ZCAR VALUES (4, 1, 1, 1, NULL, NULL, 'FIAT', 'Panda', 'ZZ999ZZ', NULL);
         INSERT INTO ZCAR VALUES (5, 2, 1, NULL, NULL, NULL, 'Alfa Romeo', NULL, 'SP-2', NULL);
         INSERT INTO Z_MODELCACHE VALUES (X'1F8B0800');
@@ -111,7 +115,8 @@ enum AppleSampleStore {
         #expect(report.problem == nil)
         #expect(
             report.entities.map {
-                "\($0.number) \($0.name) \($0.parent ?? "-") \($0.rows ?? -1) \($0.storedHash ?? "-") \($0.matches.map(String.init) ?? "-") "
+                "\($0.number) \($0.name) \($0.parent ?? "-") \($0.rows ?? -1) \($0.storedHash ?? "-") "
+                    + "\($0.matches.map(String.init) ?? "-") "
                     + "\($0.matchingVersions)"
             } == [
                 "1 Car - 2 \(AppleSampleStore.hashes["Car"]!) true [1]",
@@ -132,11 +137,14 @@ enum AppleSampleStore {
         #expect(
             try access.fetch("Car") == [
                 StoredObject(
-                    entity: "Car", primaryKey: 1, values: ["maker": .string("FIAT"), "model": .string("Panda"), "numberPlate": .string("AB123CD")],
+                    entity: "Car", primaryKey: 1,
+                    values: ["maker": .string("FIAT"), "model": .string("Panda"), "numberPlate": .string("AB123CD")],
                     relationships: ["owner": [1]]),
                 StoredObject(
                     entity: "SportCar", primaryKey: 2,
-                    values: ["maker": .string("Alfa Romeo"), "model": .string("Giulia"), "numberPlate": .string("SP-1")],
+                    values: [
+                        "maker": .string("Alfa Romeo"), "model": .string("Giulia"), "numberPlate": .string("SP-1"),
+                    ],
                     relationships: ["owner": [2]]),
                 StoredObject(
                     entity: "ExpensiveSportCar", primaryKey: 3,
@@ -147,10 +155,12 @@ enum AppleSampleStore {
                     ],
                     relationships: ["owner": []]),
                 StoredObject(
-                    entity: "Car", primaryKey: 4, values: ["maker": .string("FIAT"), "model": .string("Panda"), "numberPlate": .string("ZZ999ZZ")],
+                    entity: "Car", primaryKey: 4,
+                    values: ["maker": .string("FIAT"), "model": .string("Panda"), "numberPlate": .string("ZZ999ZZ")],
                     relationships: ["owner": [1]]),
                 StoredObject(
-                    entity: "SportCar", primaryKey: 5, values: ["maker": .string("Alfa Romeo"), "numberPlate": .string("SP-2")],
+                    entity: "SportCar", primaryKey: 5,
+                    values: ["maker": .string("Alfa Romeo"), "numberPlate": .string("SP-2")],
                     relationships: ["owner": []]),
             ])
         #expect(
@@ -164,7 +174,10 @@ enum AppleSampleStore {
                     relationships: ["cars": [1, 4]]),
                 StoredObject(
                     entity: "Person", primaryKey: 2,
-                    values: ["firstName": .string("Bob"), "updatedAt": .date(700_000_000), "id": .uuid("6ba7b810-9dad-11d1-80b4-00c04fd430c8")],
+                    values: [
+                        "firstName": .string("Bob"), "updatedAt": .date(700_000_000),
+                        "id": .uuid("6ba7b810-9dad-11d1-80b4-00c04fd430c8"),
+                    ],
                     relationships: ["cars": [2]]),
             ])
         var lines: [String] = []
@@ -174,7 +187,8 @@ enum AppleSampleStore {
                 #"{"_pk":2,"_entity":"SportCar","color":null,"maker":"Alfa "#
                     + #"Romeo","markedForDeletionAsOf":null,"model":"Giulia","numberPlate":"SP-1","owner":2}"#,
                 #"""
-                {"_pk":3,"_entity":"ExpensiveSportCar","color":"YnBsaXN0MDAI","isLimitedEdition":true,"maker":"Lamborghini",\#
+                {"_pk":3,"_entity":"ExpensiveSportCar","color":"YnBsaXN0MDAI","isLimitedEdition":true,\#
+                "maker":"Lamborghini",\#
                 "markedForDeletionAsOf":"2026-04-04T12:53:20.25Z","model":"Countach","numberPlate":"LX-1","owner":null}
                 """#,
                 #"{"_pk":5,"_entity":"SportCar","color":null,"maker":"Alfa "#
@@ -198,7 +212,9 @@ enum AppleSampleStore {
                 fromVersion: 1, toVersion: 2, date: 797_062_028, duration: 1.5, rowsTouched: 10,
                 mappingDigests: ["00"], tool: "migrate 0.1.0")
         ]
-        metadata.otherKeys = ["level": .integer(2), "flags": .array([.boolean(true), .real(0.5)]), "blob": .data([1, 2, 3])]
+        metadata.otherKeys = [
+            "level": .integer(2), "flags": .array([.boolean(true), .real(0.5)]), "blob": .data([1, 2, 3]),
+        ]
         try store.writeMetadata(metadata)
         let report = StoreReport(inspection: try store.inspect(), models: [contacts])
         #expect(report.writtenBy == "toolkit")
@@ -228,10 +244,12 @@ enum AppleSampleStore {
         #expect(
             unknown.problem == """
                 the store's entity hashes match no version of model Contacts (closest is version 2)
-                  Tag: hash abababab differs from \(contacts.versions[1].versionHashes["Tag"]!.short) (no version has its hash)
+                  Tag: hash abababab differs from \(contacts.versions[1].versionHashes["Tag"]!.short) (no version has \
+                its hash)
                 a shipped version was edited, the store comes from elsewhere, or it is newer than this deployment
                 """)
-        #expect(unknown.entities.map { "\($0.name) \($0.matches == true)" } == ["Person true", "Post true", "Tag false"])
+        #expect(
+            unknown.entities.map { "\($0.name) \($0.matches == true)" } == ["Person true", "Post true", "Tag false"])
     }
 }
 
@@ -253,7 +271,9 @@ enum AppleSampleStore {
         let store = try Store.open(path: path)
         let error = try #require(throws: UnknownVersionError.self) { try store.currentVersion(among: []) }
         #expect(error.description == "\(path): no model under --models describes this store")
-        let contacts = try #require(throws: UnknownVersionError.self) { try store.currentVersion(among: [try TestModels.contacts()]) }
+        let contacts = try #require(throws: UnknownVersionError.self) {
+            try store.currentVersion(among: [try TestModels.contacts()])
+        }
         #expect(contacts.recognition?.model == "Contacts")
         #expect(contacts.recognition?.version == nil)
     }

@@ -12,7 +12,10 @@ import Testing
     static let namesDropped = try! edit(Pets.v1, "  Pet:\n    attributes:\n      name: string\n", "  Pet:\n")
 
     static func run(_ s: MigrationScenario, verify: Bool = false) throws -> StoreRun {
-        StoreRun(planner: MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder, options: PlanningOptions(verify: verify)))
+        StoreRun(
+            planner: MigrationPlanner(
+                models: [try s.model()], migrationsFolder: s.migrationsFolder, options: PlanningOptions(verify: verify))
+        )
     }
 
     @Test func migratesAStoreThatNeedsIt() throws {
@@ -67,7 +70,9 @@ import Testing
         #expect(refusal.kind == .destructive && !told)
         #expect(FileSnapshot(s.storePath) == before)
         let migrations = s.migrationsFolder
-        run.acceptedLosses = { _ in try AcceptedLosses.load(accept: ["Pet.name"], migrationsFolder: migrations, model: "Pets") }
+        run.acceptedLosses = { _ in
+            try AcceptedLosses.load(accept: ["Pet.name"], migrationsFolder: migrations, model: "Pets")
+        }
         let accepted = run.apply(s.storePath, options: Migrator.Options(), willMigrate: { _ in told = true })
         #expect(accepted.kind == .migrated && told, "\(accepted)")
     }
@@ -87,7 +92,9 @@ import Testing
         }
         #expect(plan.targetVersion == 2 && ending.kind == .current)
         #expect(try s.storeVersion() == 2)
-        #expect((try? FileManager.default.contentsOfDirectory(atPath: backups))?.filter { $0.hasSuffix(".sqlite") } ?? [] == [])
+        #expect(
+            (try? FileManager.default.contentsOfDirectory(atPath: backups))?.filter { $0.hasSuffix(".sqlite") } ?? []
+                == [])
     }
 
     /// Planning failures are outcomes: a backup copy's name, a file that is no store.

@@ -9,8 +9,13 @@ import Testing
 /// do: the parent's and siblings' objects sharing the table's column are not
 /// compared (outside tester's finding F5).
 @Suite struct SubentityUniquenessTests {
-    static let v1 = "entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {y: string?}}, D: {parent: P}}"
-    static let v2 = "entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {y: string?}, uniqueness: [[key]]}, D: {parent: P}}"
+    static let v1 =
+        "entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {y: string?}}, D: {parent: P}}"
+    static let v2 =
+        """
+        entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {y: string?}, uniqueness: [[key]]}, D: \
+        {parent: P}}
+        """
 
     static func scenario(_ objects: [(String, String)]) throws -> MigrationScenario {
         let s = try MigrationScenario("U", versions: [v1, v2])
@@ -31,6 +36,8 @@ import Testing
         let s = try Self.scenario([("P", "k"), ("C", "k"), ("C", "k")])
         defer { s.remove() }
         let error = try #require(throws: (any Error).self) { try s.plan() }
-        #expect("\(error)".contains("is new on ZP, and stored values are held by several objects: 1 row: 'k' × 2 (Z_PK 2, 3)"), "\(error)")
+        #expect(
+            "\(error)".contains(
+                "is new on ZP, and stored values are held by several objects: 1 row: 'k' × 2 (Z_PK 2, 3)"), "\(error)")
     }
 }

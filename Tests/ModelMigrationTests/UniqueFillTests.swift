@@ -83,7 +83,10 @@ import Testing
             "Fz",
             versions: [
                 "entities: {E: {attributes: {a: string?, b: integer64?}, uniqueness: [[a, b]]}}",
-                "entities: {E: {attributes: {a: {type: string, default: x}, b: {type: integer64, default: 1}}, uniqueness: [[a, b]]}}",
+                """
+                entities: {E: {attributes: {a: {type: string, default: x}, b: {type: integer64, default: 1}}, \
+                uniqueness: [[a, b]]}}
+                """,
             ])
         defer { s.remove() }
         try s.withObjects { o in

@@ -14,7 +14,8 @@ import Testing
         let before = try Data(contentsOf: URL(fileURLWithPath: s.storePath))
         let error = try #require(throws: MigrationError.self) { try s.migrate() }
         #expect(error.kind == .dataRefused)
-        #expect("\(error)".contains("the values this hop writes are held by several objects: 1 row: \(rows)"), "\(error)")
+        #expect(
+            "\(error)".contains("the values this hop writes are held by several objects: 1 row: \(rows)"), "\(error)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: s.storePath)) == before)
     }
 
@@ -23,10 +24,14 @@ import Testing
             "U",
             versions: [
                 "entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {y: string?}}}",
-                "entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {y: string?, k: string?}, uniqueness: [[k]]}}",
+                """
+                entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {y: string?, k: string?}, \
+                uniqueness: [[k]]}}
+                """,
             ])
         defer { s.remove() }
-        try s.writeMapping("1-to-2.yaml", "entities:\n  C:\n    properties:\n      k: { value: \"lowercase:($source.key)\" }\n")
+        try s.writeMapping(
+            "1-to-2.yaml", "entities:\n  C:\n    properties:\n      k: { value: \"lowercase:($source.key)\" }\n")
         try s.withObjects { o in
             try o.insert("P", values: ["key": .string("a")])
             try o.insert("C", values: ["key": .string("A")])
@@ -39,8 +44,14 @@ import Testing
         let s = try MigrationScenario(
             "U",
             versions: [
-                "entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {k: string?}}, D: {parent: P, attributes: {k: string?}}}",
-                "entities: {P: {attributes: {key: string, k: string?}, uniqueness: [[k]]}, C: {parent: P}, D: {parent: P}}",
+                """
+                entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {k: string?}}, D: {parent: P, \
+                attributes: {k: string?}}}
+                """,
+                """
+                entities: {P: {attributes: {key: string, k: string?}, uniqueness: [[k]]}, C: {parent: P}, D: {parent: \
+                P}}
+                """,
             ])
         defer { s.remove() }
         try s.withObjects { o in
@@ -58,7 +69,10 @@ import Testing
         let s = try MigrationScenario(
             "U",
             versions: [
-                "entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {\(x)}}, D: {parent: P, attributes: {x: integer16?}}}",
+                """
+                entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {\(x)}}, D: {parent: P, \
+                attributes: {x: integer16?}}}
+                """,
                 "entities: {P: {attributes: {key: string, \(x)}, uniqueness: [[x]]}, C: {parent: P}, D: {parent: P}}",
             ])
         defer { s.remove() }

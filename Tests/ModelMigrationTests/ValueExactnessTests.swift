@@ -27,7 +27,8 @@ import Testing
     /// when it converts exactly; otherwise the value stays a string, which insert
     /// refuses naming the attribute.
     @Test func aPolicyConversionNeverRoundsAText() {
-        #expect(MigrationManager.convert(.string("4.0000000000000001"), to: .integer32) == .string("4.0000000000000001"))
+        #expect(
+            MigrationManager.convert(.string("4.0000000000000001"), to: .integer32) == .string("4.0000000000000001"))
         #expect(MigrationManager.convert(.string("40.000"), to: .integer32) == .integer(40))
         #expect(MigrationManager.convert(.decimal("2.50"), to: .integer64) == .decimal("2.50"))
         #expect(MigrationManager.convert(.string("0.1"), to: .double) == .double(0.1))
@@ -61,7 +62,8 @@ import Testing
         #expect {
             try Migrator().apply(plan)
         } throws: { error in
-            "\(error)".contains("Book.score: abs: of -9223372036854775808 in source row Z_PK 1 is 2^63, beyond Integer 64")
+            "\(error)".contains(
+                "Book.score: abs: of -9223372036854775808 in source row Z_PK 1 is 2^63, beyond Integer 64")
                 && "\(error)".hasSuffix("nothing was changed")
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before)
@@ -77,8 +79,11 @@ import Testing
                 "entities:\n  Item:\n    attributes:\n      d: decimal?\n      e: decimal?\n",
             ])
         defer { s.remove() }
-        try s.writeMapping("1-to-2.yaml", "entities:\n  Item:\n    properties:\n      e: { value: \"$source.d * $source.d\" }\n")
-        try s.withObjects { try $0.insert("Item", values: ["d": .decimal("99999999999999999999999999999999999999e127")]) }
+        try s.writeMapping(
+            "1-to-2.yaml", "entities:\n  Item:\n    properties:\n      e: { value: \"$source.d * $source.d\" }\n")
+        try s.withObjects {
+            try $0.insert("Item", values: ["d": .decimal("99999999999999999999999999999999999999e127")])
+        }
         let before = FileSnapshot(s.storePath).fingerprint
         #expect {
             try Migrator().apply(try s.plan())

@@ -34,14 +34,17 @@ import Testing
                 #expect(!recognition.layoutDiffers)
             }
         }
-        let v1 = VersionRecognition.recognize(StoreMetadata(version: contacts.versions[0], storeUUID: "X"), in: contacts)
+        let v1 = VersionRecognition.recognize(
+            StoreMetadata(version: contacts.versions[0], storeUUID: "X"), in: contacts)
         #expect(
             v1.entities == [
                 .init(
-                    name: "Person", storedHash: contacts.versions[0].versionHashes["Person"], versionHash: contacts.versions[0].versionHashes["Person"],
+                    name: "Person", storedHash: contacts.versions[0].versionHashes["Person"],
+                    versionHash: contacts.versions[0].versionHashes["Person"],
                     matchingVersions: [1]),
                 .init(
-                    name: "Post", storedHash: contacts.versions[0].versionHashes["Post"], versionHash: contacts.versions[0].versionHashes["Post"],
+                    name: "Post", storedHash: contacts.versions[0].versionHashes["Post"],
+                    versionHash: contacts.versions[0].versionHashes["Post"],
                     matchingVersions: [1]),
             ])
     }
@@ -92,7 +95,8 @@ import Testing
         #expect(
             recognised.unknownExplanation == """
                 the store's entity hashes match no version of model Contacts (closest is version 1)
-                  Person: hash \(v2.versionHashes["Person"]!.short) differs from \(v1.versionHashes["Person"]!.short) (its hash matches version 2)
+                  Person: hash \(v2.versionHashes["Person"]!.short) differs from \(v1.versionHashes["Person"]!.short) \
+                (its hash matches version 2)
                 a shipped version was edited, the store comes from elsewhere, or it is newer than this deployment
                 """)
     }
@@ -105,7 +109,10 @@ import Testing
             versions: [
                 "entities:\n  Item:\n    attributes:\n      count: { type: integer32, default: 0 }\n",
                 "entities:\n  Item:\n    attributes:\n      count: { type: integer32, default: 5 }\n",
-                "entities:\n  Item:\n    attributes:\n      count: { type: integer32, default: 5 }\n      label: string?\n",
+                """
+                entities:\n  Item:\n    attributes:\n      count: { type: integer32, default: 5 }\n      label: \
+                string?\n
+                """,
             ])
         let (v1, v2, v3) = (model.versions[0], model.versions[1], model.versions[2])
         #expect(v1.versionHashes == v2.versionHashes)
@@ -138,7 +145,9 @@ import Testing
         let sample = try TestModels.appleParity("SampleModel")
         let models = [contacts, sample]
         #expect(
-            VersionRecognition.recognize(Self.appleMetadata(sample.versions[1]), among: models).map { "\($0.model) \($0.version ?? 0)" }
+            VersionRecognition.recognize(Self.appleMetadata(sample.versions[1]), among: models).map {
+                "\($0.model) \($0.version ?? 0)"
+            }
                 == "SampleModel 2")
         #expect(
             VersionRecognition.recognize(StoreMetadata(version: contacts.versions[2], storeUUID: "X"), among: models)

@@ -49,15 +49,22 @@ private let model = """
         let nodes = Int.random(in: 1...12, using: &random)
         // A folder with subentities: the entity number beside a book's folder key is set
         // when the file ends for a book written ahead.
-        var lines = (1...folders).map { #"{"_entity":"\#(some(2) ? "SpecialFolder" : "Folder")","_pk":\#($0),"title":"f"}"# }
+        var lines = (1...folders).map {
+            #"{"_entity":"\#(some(2) ? "SpecialFolder" : "Folder")","_pk":\#($0),"title":"f"}"#
+        }
         for key in 1...books {
             var line = #"{"_entity":"Book","_pk":\#(key),"title":"b""#
-            if !some(5) { line += #","folder":\#(some(60) ? folders + 1 : Int.random(in: 1...folders, using: &random))"# }
-            if line.contains("folder"), some(6) { line += #","_position":{"folder":\#(Int.random(in: 1...8, using: &random))}"# }
+            if !some(5) {
+                line += #","folder":\#(some(60) ? folders + 1 : Int.random(in: 1...folders, using: &random))"#
+            }
+            if line.contains("folder"), some(6) {
+                line += #","_position":{"folder":\#(Int.random(in: 1...8, using: &random))}"#
+            }
             lines.append(line + "}")
         }
         for key in 1...nodes {
-            let parent = some(5) ? "" : #","parent":\#(some(80) ? nodes + 1 : Int.random(in: 1...nodes, using: &random))"#
+            let parent =
+                some(5) ? "" : #","parent":\#(some(80) ? nodes + 1 : Int.random(in: 1...nodes, using: &random))"#
             lines.append(#"{"_entity":"Node","_pk":\#(key),"name":"n"\#(parent)}"#)
         }
         return lines.shuffled(using: &random)
@@ -75,7 +82,8 @@ private let model = """
         }
         let parsed = try lines.map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
         // A special folder is a folder.
-        let keys = Dictionary(grouping: parsed, by: { $0._entity == "SpecialFolder" ? "Folder" : $0._entity }).mapValues { Set($0.map(\._pk)) }
+        let keys = Dictionary(grouping: parsed, by: { $0._entity == "SpecialFolder" ? "Folder" : $0._entity }).mapValues
+        { Set($0.map(\._pk)) }
         for (number, line) in parsed.enumerated() {
             if let folder = line.folder, keys["Folder"]?.contains(folder) != true {
                 return .refused("f:\(number + 1): Book.folder: no Folder with primary key \(folder)")
@@ -104,7 +112,9 @@ private let model = """
         let access = try ObjectAccess(store: store, version: version)
         access.provisionalTargetsInMemory = inMemory
         do {
-            try ObjectJSONLines.load(access, entity: nil, reader: JSONLinesReader(bytes: Array(lines.joined(separator: "\n").utf8)), file: "f")
+            try ObjectJSONLines.load(
+                access, entity: nil, reader: JSONLinesReader(bytes: Array(lines.joined(separator: "\n").utf8)),
+                file: "f")
         } catch {
             return .refused(String(describing: error))
         }
@@ -112,7 +122,8 @@ private let model = """
         let columns = try store.connection.prepare("SELECT name FROM pragma_table_info('ZBOOK')").rows().map { row in
             if case .text(let name) = row[0] { name } else { "" }
         }
-        let numberColumn = try #require(columns.first { $0.hasPrefix("Z") && $0.hasSuffix("_FOLDER") && $0 != "Z_FOK_FOLDER" })
+        let numberColumn = try #require(
+            columns.first { $0.hasPrefix("Z") && $0.hasSuffix("_FOLDER") && $0 != "Z_FOK_FOLDER" })
         let wrongNumbers = try store.connection.prepare(
             "SELECT count(*) FROM ZBOOK b JOIN ZFOLDER f ON f.Z_PK = b.ZFOLDER WHERE b.\(numberColumn) IS NOT f.Z_ENT"
         ).rows()
@@ -160,11 +171,15 @@ private let model = """
         let lines =
             (1...5).map { #"{"_entity":"Book","_pk":\#($0),"folder":\#($0),"title":"b"}"# }
             + (1...5).map { #"{"_entity":"Folder","_pk":\#($0),"title":"f"}"# }
-        try ObjectJSONLines.load(access, entity: nil, reader: JSONLinesReader(bytes: Array(lines.joined(separator: "\n").utf8)), file: "f")
-        let pages = store.connection.cachedStatementTexts.filter { $0.hasPrefix("SELECT") && $0.contains("mm_provisional_targets") }
+        try ObjectJSONLines.load(
+            access, entity: nil, reader: JSONLinesReader(bytes: Array(lines.joined(separator: "\n").utf8)), file: "f")
+        let pages = store.connection.cachedStatementTexts.filter {
+            $0.hasPrefix("SELECT") && $0.contains("mm_provisional_targets")
+        }
         #expect(pages.count == 1)
         for sql in pages {
-            let plan = try store.connection.prepare("EXPLAIN QUERY PLAN " + sql).rows().map { "\($0)" }.joined(separator: "\n")
+            let plan = try store.connection.prepare("EXPLAIN QUERY PLAN " + sql).rows().map { "\($0)" }.joined(
+                separator: "\n")
             #expect(!plan.contains("TEMP B-TREE"), "\(plan)")
         }
     }
@@ -192,10 +207,15 @@ private let model = """
     /// A member written ahead names its owner's key; the owner's line then lists it
     /// whole: the same object, not a second owner (an outside trial's find).
     @Test func anOwnerListingAMemberThatNamedItFirst() throws {
-        let lines = [#"{"_pk":5,"_entity":"Book","folder":1,"title":"b"}"#, #"{"_pk":1,"_entity":"Folder","books":[5],"title":"f"}"#]
+        let lines = [
+            #"{"_pk":5,"_entity":"Book","folder":1,"title":"b"}"#,
+            #"{"_pk":1,"_entity":"Folder","books":[5],"title":"f"}"#,
+        ]
         #expect(try Self.load(lines, inMemory: 1 << 16) == .rows([[5, 1, 1, 2]]))
         // Without `_pk` on the owner's line: the key it is given is the one named.
-        let keyless = [#"{"_pk":5,"_entity":"Book","folder":1,"title":"b"}"#, #"{"_entity":"Folder","books":[5],"title":"f"}"#]
+        let keyless = [
+            #"{"_pk":5,"_entity":"Book","folder":1,"title":"b"}"#, #"{"_entity":"Folder","books":[5],"title":"f"}"#,
+        ]
         #expect(try Self.load(keyless, inMemory: 1 << 16) == .rows([[5, 1, 1, 2]]))
     }
 
@@ -206,11 +226,16 @@ private let model = """
     @Test(arguments: [1, 20])
     func aListGivenWholeGoesAfterTheOwnersOtherMembers(length: Int) throws {
         let listed = (6..<(6 + length)).map { #"{"_pk":\#($0),"_entity":"Book","title":"b"}"# }
-        let list = #"{"_pk":1,"_entity":"Folder","title":"f","books":[\#((6..<(6 + length)).map(String.init).joined(separator: ","))]}"#
+        let list =
+            #"""
+            {"_pk":1,"_entity":"Folder","title":"f",\#
+            "books":[\#((6..<(6 + length)).map(String.init).joined(separator: ","))]}
+            """#
         let member = #"{"_pk":5,"_entity":"Book","folder":1,"title":"b"}"#
         let memberFirst = [[5, 1, 1, 1]] + (6..<(6 + length)).enumerated().map { [Int64($1), 1, Int64($0 + 2), 2] }
         #expect(try Self.load([member] + listed + [list], inMemory: 1 << 16) == .rows(memberFirst))
-        let listFirst = [[5, 1, Int64(length + 1), 1]] + (6..<(6 + length)).enumerated().map { [Int64($1), 1, Int64($0 + 1), 2] }
+        let listFirst =
+            [[5, 1, Int64(length + 1), 1]] + (6..<(6 + length)).enumerated().map { [Int64($1), 1, Int64($0 + 1), 2] }
         #expect(try Self.load([list, member] + listed, inMemory: 1 << 16) == .rows(listFirst))
     }
 }
@@ -231,10 +256,13 @@ private let model = """
         try ObjectJSONLines.load(access, entity: "Book", text: books, file: "books")
         let list = #"{"_pk":1,"title":"f","books":[\#((1...20).map(String.init).joined(separator: ","))]}"#
         try ObjectJSONLines.load(access, entity: "Folder", text: list, file: "folders")
-        let setting = store.connection.cachedStatementTexts.filter { $0.contains("json_each") && $0.hasPrefix("UPDATE") }
+        let setting = store.connection.cachedStatementTexts.filter {
+            $0.contains("json_each") && $0.hasPrefix("UPDATE")
+        }
         #expect(!setting.isEmpty)
         for sql in setting {
-            let plan = try store.connection.prepare("EXPLAIN QUERY PLAN " + sql).rows().map { "\($0)" }.joined(separator: "\n")
+            let plan = try store.connection.prepare("EXPLAIN QUERY PLAN " + sql).rows().map { "\($0)" }.joined(
+                separator: "\n")
             #expect(plan.contains("SCAN j"), "\(plan)")
             #expect(plan.contains("USING INTEGER PRIMARY KEY"), "\(plan)")
             #expect(!plan.contains("INDEX ZBOOK_ZFOLDER_INDEX"), "\(plan)")

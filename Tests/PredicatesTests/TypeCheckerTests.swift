@@ -16,31 +16,46 @@ import Testing
         } catch { return error.message }
     }
 
-    func expectError(_ text: String, entity: String = "Customer", _ expected: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    func expectError(
+        _ text: String, entity: String = "Customer", _ expected: String,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws {
         let actual = try error(text, entity: entity)
         #expect(actual == expected, sourceLocation: sourceLocation)
     }
 
     @Test func resolvesKeyPathsThroughToOneAndOverToMany() throws {
         let c = try checker("Order")
-        guard case .compare(.keyPath(let path), .equal, [], .literal(.string("Oslo"))) = try c.predicate("customer.city.name == 'Oslo'") else {
+        guard
+            case .compare(.keyPath(let path), .equal, [], .literal(.string("Oslo"))) = try c.predicate(
+                "customer.city.name == 'Oslo'")
+        else {
             Issue.record("not a key path comparison")
             return
         }
         #expect(path.hops.map(\.name) == ["customer", "city"])
         #expect(path.lastEntity == "City")
-        guard case .quantified(.any, let many, .beginsWith, [.caseInsensitive], _) = try checker().predicate("ANY orders.number BEGINSWITH[c] 'a'") else {
+        guard
+            case .quantified(.any, let many, .beginsWith, [.caseInsensitive], _) = try checker().predicate(
+                "ANY orders.number BEGINSWITH[c] 'a'")
+        else {
             Issue.record("not quantified")
             return
         }
         #expect(many.relationship.name == "orders")
         #expect(many.element?.type == .string)
-        guard case .compare(.aggregate(.count, let orders, .integer), .greater, [], .literal(.integer(1))) = try checker().predicate("orders.@count > 1") else {
+        guard
+            case .compare(.aggregate(.count, let orders, .integer), .greater, [], .literal(.integer(1))) = try checker()
+                .predicate("orders.@count > 1")
+        else {
             Issue.record("not @count")
             return
         }
         #expect(orders.relationship.name == "orders")
-        guard case .compare(.aggregate(.sum, _, .double), .greaterOrEqual, _, _) = try checker().predicate("orders.@sum.total >= 100") else {
+        guard
+            case .compare(.aggregate(.sum, _, .double), .greaterOrEqual, _, _) = try checker().predicate(
+                "orders.@sum.total >= 100")
+        else {
             Issue.record("not @sum")
             return
         }
@@ -69,40 +84,62 @@ import Testing
         #expect(
             error("FUNCTION($entityPolicy, 'firstNameFrom:', $source.name)").hasPrefix(
                 """
-                column 1: FUNCTION($entityPolicy, 'firstNameFrom:', …) calls the entity mapping's policy, and it names none
+                column 1: FUNCTION($entityPolicy, 'firstNameFrom:', …) calls the entity mapping's policy, and it names \
+                none
                 """))
     }
 
     @Test func errorsNameTheEntityAndColumn() throws {
-        try expectError("nme == 'x'", "column 1: Customer has no attribute or relationship 'nme' (did you mean 'name'?)")
-        try expectError("city.nam == 'x'", "column 6: City has no attribute or relationship 'nam' (did you mean 'name'?)")
+        try expectError(
+            "nme == 'x'", "column 1: Customer has no attribute or relationship 'nme' (did you mean 'name'?)")
+        try expectError(
+            "city.nam == 'x'", "column 6: City has no attribute or relationship 'nam' (did you mean 'name'?)")
         try expectError(
             "orders.number == 'x'",
-            "column 1: 'orders' is a to-many relationship of Customer: use ANY, ALL or NONE before the key path, or orders.@count")
+            """
+            column 1: 'orders' is a to-many relationship of Customer: use ANY, ALL or NONE before the key path, or \
+            orders.@count
+            """
+        )
         try expectError(
             "visits == 'ten'",
-            "column 11: cannot compare integer 'visits' with string using == (CAST(…, 'NSNumber') converts a string to a number)")
-        try expectError("joinedAt > 5", "column 12: cannot compare date 'joinedAt' with integer using > (write CAST(…, 'NSDate') for a date)")
+            """
+            column 11: cannot compare integer 'visits' with string using == (CAST(…, 'NSNumber') converts a string to \
+            a number)
+            """
+        )
+        try expectError(
+            "joinedAt > 5",
+            "column 12: cannot compare date 'joinedAt' with integer using > (write CAST(…, 'NSDate') for a date)")
         try expectError("name > nil", "column 8: nil can only be compared with == or != (found >)")
         try expectError("visits BEGINSWITH '1'", "column 1: BEGINSWITH compares strings; 'visits' is integer")
-        try expectError("scratch == 'x'", "column 1: 'scratch' is a transient attribute of Customer: it is not stored, so no query can read it")
-        try expectError("ANY name == 'x'", "column 5: ANY needs a to-many key path on its left (as in ANY tags.name == 'x')")
-        try expectError("name.first == 'x'", "column 6: 'name' is an attribute of Customer (string); it has no key 'first'")
+        try expectError(
+            "scratch == 'x'",
+            "column 1: 'scratch' is a transient attribute of Customer: it is not stored, so no query can read it")
+        try expectError(
+            "ANY name == 'x'", "column 5: ANY needs a to-many key path on its left (as in ANY tags.name == 'x')")
+        try expectError(
+            "name.first == 'x'", "column 6: 'name' is an attribute of Customer (string); it has no key 'first'")
         try expectError("$source.name == 'x'", "column 1: unknown variable '$source' (no variables here)")
         try expectError("visits BETWEEN {1}", "column 16: BETWEEN needs two values, {lower, upper}; found 1")
         try expectError("name MATCHES '(['", "column 14: not a valid regular expression: ([")
         try expectError(
             "lowercse:(name) == 'x'",
             """
-            column 1: unknown function 'lowercse:' (did you mean 'lowercase:'?); supported: lowercase:, uppercase:, length:, abs:, now, \
-            add:to:, from:subtract:, multiply:by:, divide:by:, sum:, count:, min:, max:, average:, modulus:by:, sqrt:, raise:toPower:, \
-            ceiling:, floor:, trunc:, log:, ln:, exp:, bitwiseAnd:with:, bitwiseOr:with:, bitwiseXor:with:, leftshift:by:, rightshift:by:, \
-            onesComplement:, noindex:, trim:, replace:matching:with:, objectFrom:withIndex:
+            column 1: unknown function 'lowercse:' (did you mean 'lowercase:'?); supported: lowercase:, uppercase:, \
+            length:, abs:, now, add:to:, from:subtract:, multiply:by:, divide:by:, sum:, count:, min:, max:, average:, \
+            modulus:by:, sqrt:, raise:toPower:, ceiling:, floor:, trunc:, log:, ln:, exp:, bitwiseAnd:with:, \
+            bitwiseOr:with:, bitwiseXor:with:, leftshift:by:, rightshift:by:, onesComplement:, noindex:, trim:, \
+            replace:matching:with:, objectFrom:withIndex:
             """)
         try expectError("city == 'Oslo'", "column 9: cannot compare a City object 'city' with string using ==")
         try expectError(
             "ANY orders.items.name == 'x'",
-            "column 12: 'items' is a to-many relationship of Order: use ANY, ALL or NONE before the key path, or items.@count")
+            """
+            column 12: 'items' is a to-many relationship of Order: use ANY, ALL or NONE before the key path, or \
+            items.@count
+            """
+        )
         try expectError("orders.@sum.number > 1", "column 8: @sum adds numbers; 'number' is string")
     }
 

@@ -58,7 +58,8 @@ import Testing
 
     @Test func encodesIntegerOneExactly() {
         #expect(
-            hex(BinaryPropertyList.encode(.integer(1))) == "62706c6973743030" + "1001" + "08" + "000000000000" + "01" + "01"
+            hex(BinaryPropertyList.encode(.integer(1))) == "62706c6973743030" + "1001" + "08" + "000000000000" + "01"
+                + "01"
                 + "0000000000000001" + "0000000000000000" + "000000000000000a")
     }
 
@@ -152,7 +153,10 @@ import Testing
             [0x51, 0x6B],
             [0x5F, 0x10, 0x01, 0x7A],
         ])
-        #expect(try BinaryPropertyList.decode(input) == [-1, 5, 1.5, [true, true], .data([0xAB, 0xCD]), ["é": -1, "k": 5]])
+        #expect(
+            try BinaryPropertyList.decode(input) == [
+                -1, 5, 1.5, [true, true], .data([0xAB, 0xCD]), ["é": -1, "k": 5],
+            ])
     }
 
     @Test func decodesWideOffsetsAndReferences() throws {
@@ -201,13 +205,22 @@ import Testing
         expect(plist(object, top: 1), .invalidTrailer, "trailer: top object 1 is out of range (object count 1)")
         expect(
             plist(object, tableOffset: 1000), .invalidTrailer,
-            "trailer: offset table at 1000 does not fit between the header and the trailer (object count 1, offset size 1)")
+            """
+            trailer: offset table at 1000 does not fit between the header and the trailer (object count 1, offset size \
+            1)
+            """
+        )
         expect(
             plist(object, tableOffset: 8), .invalidTrailer,
-            "trailer: offset table at 8 does not fit between the header and the trailer (object count 1, offset size 1)")
+            "trailer: offset table at 8 does not fit between the header and the trailer (object count 1, offset size 1)"
+        )
         expect(
             plist(object, objectCount: .max), .invalidTrailer,
-            "trailer: offset table at 9 does not fit between the header and the trailer (object count 18446744073709551615, offset size 1)")
+            """
+            trailer: offset table at 9 does not fit between the header and the trailer (object count \
+            18446744073709551615, offset size 1)
+            """
+        )
     }
 
     @Test func rejectsOffsetsOutsideTheObjectData() {
@@ -238,7 +251,8 @@ import Testing
         expect(
             plist([[0x13, 0x00, 0x00]]), .truncated,
             "object 0 at offset 8: 8-byte integer runs past the end of the object data")
-        expect(plist([[0x23, 0x00]]), .truncated, "object 0 at offset 8: 8-byte real runs past the end of the object data")
+        expect(
+            plist([[0x23, 0x00]]), .truncated, "object 0 at offset 8: 8-byte real runs past the end of the object data")
         expect(plist([[0x33]]), .truncated, "object 0 at offset 8: 8-byte date runs past the end of the object data")
         expect(
             plist([[0x55, 0x61]]), .truncated,
@@ -247,7 +261,8 @@ import Testing
             plist([[0x62, 0x00, 0x61, 0x00]]), .truncated,
             "object 0 at offset 8: UTF-16 string of 2 code units runs past the end of the object data")
         expect(plist([[0x4F]]), .truncated, "object 0 at offset 8: count runs past the end of the object data")
-        expect(plist([[0x4F, 0x11, 0x01]]), .truncated, "object 0 at offset 8: count runs past the end of the object data")
+        expect(
+            plist([[0x4F, 0x11, 0x01]]), .truncated, "object 0 at offset 8: count runs past the end of the object data")
         expect(
             plist([[0x4F, 0x55]]), .invalidObject,
             "object 0 at offset 8: count marker 0x55 is not a 1, 2, 4 or 8-byte integer")
@@ -295,7 +310,9 @@ import Testing
 
     @Test func rejectsInvalidStrings() {
         expect(plist([[0x51, 0xE9]]), .invalidObject, "object 0 at offset 8: ASCII string contains byte 0xE9")
-        expect(plist([[0x61, 0xD8, 0x00]]), .invalidObject, "object 0 at offset 8: UTF-16 string has an unpaired surrogate")
+        expect(
+            plist([[0x61, 0xD8, 0x00]]), .invalidObject, "object 0 at offset 8: UTF-16 string has an unpaired surrogate"
+        )
     }
 
     @Test func errorDescriptionIsTheMessage() {
@@ -307,7 +324,9 @@ import Testing
     // MARK: Accessors
 
     @Test func accessorsReturnOnlyTheirCase() {
-        let value: PropertyListValue = ["s": "text", "i": 3, "r": 0.5, "b": true, "d": .date(1), "x": .data([1]), "a": [1]]
+        let value: PropertyListValue = [
+            "s": "text", "i": 3, "r": 0.5, "b": true, "d": .date(1), "x": .data([1]), "a": [1],
+        ]
         #expect(value["s"]?.stringValue == "text" && value["s"]?.integerValue == nil)
         #expect(value["i"]?.integerValue == 3 && value["r"]?.realValue == 0.5 && value["b"]?.booleanValue == true)
         #expect(value["d"]?.dateValue == 1 && value["x"]?.dataValue == [1] && value["a"]?.arrayValue == [1])

@@ -28,7 +28,12 @@ import Testing
         #expect(error.kind == .cantOpen)
         #expect(error.resultCode == 14)
         #expect(error.path == path)
-        #expect(error.description == "\(path): SQLite error 14 (SQLITE_CANTOPEN): unable to open database file (No such file or directory)")
+        #expect(
+            error.description
+                == """
+                \(path): SQLite error 14 (SQLITE_CANTOPEN): unable to open database file (No such file or directory)
+                """
+        )
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
@@ -57,7 +62,10 @@ import Testing
         #expect(error.path == nil)
         #expect(
             error.description
-                == "SQLite error 8 (SQLITE_READONLY): attempt to write a readonly database — in `INSERT INTO t VALUES (1)`")
+                == """
+                SQLite error 8 (SQLITE_READONLY): attempt to write a readonly database — in `INSERT INTO t VALUES (1)`
+                """
+        )
     }
 
     @Test func fileThatIsNotADatabaseFailsWhenFirstRead() throws {
@@ -157,7 +165,8 @@ import Testing
     /// NULL), the statement's failure naming the row for one that does not.
     @Test func auditFunctionPassesGoodRowsAndFailsAtABadOne() throws {
         let db = try Connection.inMemory()
-        try db.execute("CREATE TABLE t(Z_PK INTEGER PRIMARY KEY, v); INSERT INTO t VALUES (1, NULL), (2, 'ok'), (3, 'bad')")
+        try db.execute(
+            "CREATE TABLE t(Z_PK INTEGER PRIMARY KEY, v); INSERT INTO t VALUES (1, NULL), (2, 'ok'), (3, 'bad')")
         #expect(try db.scalarInt64("SELECT sum(mm_audit(v = 'bad', Z_PK)) FROM t WHERE Z_PK < 3") == 2)
         #expect(try db.scalarInt64("SELECT mm_audit(NULL, 1)") == 1)
         #expect {
@@ -192,7 +201,9 @@ import Testing
                 CREATE TABLE b(x);
                 """)
         }
-        #expect(error.description == "SQLite error 1 (SQLITE_ERROR): no such table: missing — in `INSERT INTO missing VALUES (1);`")
+        #expect(
+            error.description
+                == "SQLite error 1 (SQLITE_ERROR): no such table: missing — in `INSERT INTO missing VALUES (1);`")
         #expect(try db.tables() == ["a"])
     }
 
@@ -262,7 +273,10 @@ import Testing
         #expect(error.sql == sql)
         #expect(
             error.description
-                == "SQLite error 2067 (SQLITE_CONSTRAINT_UNIQUE): UNIQUE constraint failed: ZPERSON.ZEMAIL — in `\(sql)`")
+                == """
+                SQLite error 2067 (SQLITE_CONSTRAINT_UNIQUE): UNIQUE constraint failed: ZPERSON.ZEMAIL — in `\(sql)`
+                """
+        )
     }
 
     // MARK: - Transactions
@@ -401,7 +415,11 @@ import Testing
         #expect(
             try db.columns(of: "ZPERSON") == [
                 ColumnInfo(name: "Z_PK", declaredType: "INTEGER", notNull: false, defaultSQL: nil, primaryKeyIndex: 1),
-                ColumnInfo(name: "ZNAME", declaredType: "VARCHAR(20)", notNull: true, defaultSQL: "'none'", primaryKeyIndex: 0),
+                ColumnInfo(
+                    name: "ZNAME",
+                    declaredType: """
+                        VARCHAR(20)
+                        """, notNull: true, defaultSQL: "'none'", primaryKeyIndex: 0),
                 ColumnInfo(name: "ZEMAIL", declaredType: "TEXT", notNull: false, defaultSQL: nil, primaryKeyIndex: 0),
                 ColumnInfo(
                     name: "ZFULL", declaredType: "TEXT", notNull: false, defaultSQL: nil, primaryKeyIndex: 0,
@@ -512,7 +530,8 @@ extension Connection {
         defer { try? db.close() }
         let cases: [(String, String?)] = [
             ("3.0", "3"), ("-120.0", "-120"), ("0.3333333333333333", "0.3333333333333333"), ("2.5", "2.5"),
-            ("1e20", "1e+20"), ("0.00005", "5e-05"), ("7", "7"), ("9223372036854775807", "9223372036854775807"), ("NULL", nil), ("'x'", "x"),
+            ("1e20", "1e+20"), ("0.00005", "5e-05"), ("7", "7"), ("9223372036854775807", "9223372036854775807"),
+            ("NULL", nil), ("'x'", "x"),
         ]
         for (sql, text) in cases {
             #expect(try db.scalarString("SELECT mm_string(\(sql))") == text, "\(sql)")

@@ -11,7 +11,8 @@ import Testing
         let references = (0..<(DeferredReferences.memoryLimit * 2 + 7)).map { i in
             DeferredReference(
                 entityName: i % 2 == 0 ? "Book" : "Élément", key: Int64(i + 1),
-                relationships: i % 3 == 0 ? [:] : ["folder": [Int64(i)], "tags ✓": (0..<(i % 5)).map { Int64.max - Int64($0) }],
+                relationships: i % 3 == 0
+                    ? [:] : ["folder": [Int64(i)], "tags ✓": (0..<(i % 5)).map { Int64.max - Int64($0) }],
                 positions: i % 4 == 0 ? ["folder": Int64(-i)] : [:], source: i * 2)
         }
         for reference in references { try queue.append(reference, connection: connection) }
@@ -28,8 +29,12 @@ import Testing
     }
 
     @Test func damagedBytesAreAnErrorNotACrash() {
-        for bytes: [UInt8] in [[1], [1, 0, 0, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255, 127]] {
-            #expect(throws: SQLiteError.self) { try DeferredReference(entityName: "A", key: 1, source: 1, encoded: bytes) }
+        for bytes: [UInt8] in [
+            [1], [1, 0, 0, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255, 127],
+        ] {
+            #expect(throws: SQLiteError.self) {
+                try DeferredReference(entityName: "A", key: 1, source: 1, encoded: bytes)
+            }
         }
     }
 }

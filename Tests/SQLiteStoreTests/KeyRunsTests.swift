@@ -21,7 +21,10 @@ import Testing
             start = end + 1
         }
         if seed % 4 == 1 {
-            for _ in 0..<5 { blocks.swapAt(Int.random(in: blocks.indices, using: &random), Int.random(in: blocks.indices, using: &random)) }
+            for _ in 0..<5 {
+                blocks.swapAt(
+                    Int.random(in: blocks.indices, using: &random), Int.random(in: blocks.indices, using: &random))
+            }
         } else {
             blocks.shuffle(using: &random)
         }

@@ -118,31 +118,46 @@ extension ObjectAccessTests {
         try f.access.insert("Loan", values: ["title": .string("Emma")])
         try f.access.insert("Member", values: ["name": .string("Ann")], relationships: ["card": [card], "loan": [1]])
         let bob = try #require(throws: StoreError.self) {
-            try f.access.insert("Member", values: ["name": .string("Bob")], relationships: ["card": [card], "loan": [1]])
+            try f.access.insert(
+                "Member", values: ["name": .string("Bob")], relationships: ["card": [card], "loan": [1]])
         }
         #expect(bob.kind == .invalidObject)
-        #expect(bob.message == "Member.loan: Loan 1 is already the loan of Member 1; a Loan has one member (Loan.member is to-one)")
+        #expect(
+            bob.message
+                == "Member.loan: Loan 1 is already the loan of Member 1; a Loan has one member (Loan.member is to-one)")
         // From the other side.
         let loan = try #require(throws: StoreError.self) {
             try f.access.insert("Loan", values: ["title": .string("Ivanhoe")], relationships: ["member": [1]])
         }
-        #expect(loan.message == "Loan.member: Member 1 is already the member of Loan 1; a Member has one loan (Member.loan is to-one)")
+        #expect(
+            loan.message
+                == """
+                Loan.member: Member 1 is already the member of Loan 1; a Member has one loan (Member.loan is to-one)
+                """
+        )
         // Within a batch: the second claim names the object that came first.
         let refused = try #require(throws: ObjectRefusals.self) {
             try f.access.insertAll(describingSources: { "line \($0)" }) { batch in
-                try batch.insert("Member", values: ["name": .string("Cy")], relationships: ["card": [card], "loan": [2]], source: 1)
-                try batch.insert("Member", values: ["name": .string("Dee")], relationships: ["card": [card], "loan": [2]], source: 2)
+                try batch.insert(
+                    "Member", values: ["name": .string("Cy")], relationships: ["card": [card], "loan": [2]], source: 1)
+                try batch.insert(
+                    "Member", values: ["name": .string("Dee")], relationships: ["card": [card], "loan": [2]], source: 2)
             }
         }
         #expect(
             refused.refusals == [
                 ObjectRefusal(
                     source: 2, field: "Member.loan",
-                    message: "Loan 2 is already the loan of Member 2 (line 1); a Loan has one member (Loan.member is to-one)")
+                    message:
+                        "Loan 2 is already the loan of Member 2 (line 1); a Loan has one member (Loan.member is to-one)"
+                )
             ])
         #expect(refused.count == 1)
         #expect(try f.rows("SELECT Z_PK, ZLOAN FROM ZMEMBER") == [[.integer(1), .integer(1)]])
-        #expect(try f.rows("SELECT Z_PK, ZMEMBER FROM ZLOAN ORDER BY Z_PK") == [[.integer(1), .integer(1)], [.integer(2), .null]])
+        #expect(
+            try f.rows("SELECT Z_PK, ZMEMBER FROM ZLOAN ORDER BY Z_PK") == [
+                [.integer(1), .integer(1)], [.integer(2), .null],
+            ])
         #expect(try f.rows("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Member'") == [[.integer(1)]])
     }
 
@@ -155,23 +170,34 @@ extension ObjectAccessTests {
         let card = try f.access.insert("Card", values: ["number": .integer(1)])
         try f.access.insert("Shelf", values: ["label": .string("A")])
         try f.access.insert("Shelf", values: ["label": .string("B")])
-        try f.access.insert("Member", values: ["name": .string("Ann")], relationships: ["card": [card], "shelves": [1]])
+        try f.access.insert(
+            "Member", values: ["name": .string("Ann")], relationships: ["card": [card], "shelves": [1]])
         let shelves = try #require(throws: StoreError.self) {
-            try f.access.insert("Member", values: ["name": .string("Bob")], relationships: ["card": [card], "shelves": [2, 1]])
+            try f.access.insert(
+                "Member", values: ["name": .string("Bob")], relationships: ["card": [card], "shelves": [2, 1]])
         }
         #expect(
             shelves.message == """
-                Member.shelves: Shelf 1 is already among the shelves of Member 1; a to-many relationship without an inverse keeps one owner \
-                per object (Core Data stores the owner's key on the Shelf row)
+                Member.shelves: Shelf 1 is already among the shelves of Member 1; a to-many relationship without an \
+                inverse keeps one owner per object (Core Data stores the owner's key on the Shelf row)
                 """)
-        #expect(try f.rows("SELECT Z_PK, Z4SHELVES FROM ZSHELF ORDER BY Z_PK") == [[.integer(1), .integer(1)], [.integer(2), .null]])
+        #expect(
+            try f.rows("SELECT Z_PK, Z4SHELVES FROM ZSHELF ORDER BY Z_PK") == [
+                [.integer(1), .integer(1)], [.integer(2), .null],
+            ])
 
         try f.access.insert("Book", values: ["title": .string("Dune")])
         try f.access.insert("Publisher", values: ["name": .string("Acme")], relationships: ["books": [1]])
         let books = try #require(throws: StoreError.self) {
             try f.access.insert("Publisher", values: ["name": .string("Zenith")], relationships: ["books": [1]])
         }
-        #expect(books.message == "Publisher.books: Book 1 is already among the books of Publisher 1; a Book has one publisher (Book.publisher is to-one)")
+        #expect(
+            books.message
+                == """
+                Publisher.books: Book 1 is already among the books of Publisher 1; a Book has one publisher \
+                (Book.publisher is to-one)
+                """
+        )
         #expect(try f.rows("SELECT Z_PK, ZPUBLISHER FROM ZBOOK") == [[.integer(1), .integer(1)]])
         #expect(try f.access.count("Publisher") == 1)
     }
@@ -181,30 +207,43 @@ extension ObjectAccessTests {
     @Test func aRequiredToOneNeedsAValueGivenOrStored() throws {
         let f = try Fixture("Staff", yaml: staffModel)
         defer { f.remove() }
-        let alone = try #require(throws: StoreError.self) { try f.access.insert("Employee", values: ["name": .string("Ann")]) }
+        let alone = try #require(throws: StoreError.self) {
+            try f.access.insert("Employee", values: ["name": .string("Ann")])
+        }
         #expect(alone.message == "Employee.manager: the relationship is required")
         // Ann has no manager when she is inserted; Bob's reports give her one.
         #expect(
             try f.access.insertAll { batch in
                 try batch.insert("Employee", values: ["name": .string("Ann")], source: 1)
-                try batch.insert("Employee", values: ["name": .string("Bob")], relationships: ["manager": [1], "reports": [1]], source: 2)
+                try batch.insert(
+                    "Employee", values: ["name": .string("Bob")], relationships: ["manager": [1], "reports": [1]],
+                    source: 2)
             } == 2)
-        #expect(try f.rows("SELECT Z_PK, ZMANAGER FROM ZEMPLOYEE ORDER BY Z_PK") == [[.integer(1), .integer(2)], [.integer(2), .integer(1)]])
+        #expect(
+            try f.rows("SELECT Z_PK, ZMANAGER FROM ZEMPLOYEE ORDER BY Z_PK") == [
+                [.integer(1), .integer(2)], [.integer(2), .integer(1)],
+            ])
         // Nobody gives Cy one.
         let refused = try #require(throws: ObjectRefusals.self) {
             try f.access.insertAll { batch in
                 try batch.insert("Employee", values: ["name": .string("Cy")], source: 1)
-                try batch.insert("Employee", values: ["name": .string("Dee")], relationships: ["manager": [1]], source: 2)
+                try batch.insert(
+                    "Employee", values: ["name": .string("Dee")], relationships: ["manager": [1]], source: 2)
             }
         }
-        #expect(refused.refusals == [ObjectRefusal(source: 1, field: "Employee.manager", message: "the relationship is required")])
+        #expect(
+            refused.refusals == [
+                ObjectRefusal(source: 1, field: "Employee.manager", message: "the relationship is required")
+            ])
         #expect(try f.access.count("Employee") == 2)
     }
 
     @Test func toManyCountsStayWithinMinAndMaxOnBothSides() throws {
         let f = try Fixture("Club", yaml: clubModel)
         defer { f.remove() }
-        for name in ["Ann", "Bob", "Cy", "Dee", "Eve"] { try f.access.insert("Person", values: ["name": .string(name)]) }
+        for name in ["Ann", "Bob", "Cy", "Dee", "Eve"] {
+            try f.access.insert("Person", values: ["name": .string(name)])
+        }
         let cases: [([Int64], String)] = [
             ([], "Club.members: needs at least 2 objects, found 0"),
             ([1], "Club.members: needs at least 2 objects, found 1"),
@@ -216,7 +255,8 @@ extension ObjectAccessTests {
             }
             #expect(error.message == message)
         }
-        let chess = try f.access.insert("Club", values: ["name": .string("Chess")], relationships: ["members": [1, 2, 3]])
+        let chess = try f.access.insert(
+            "Club", values: ["name": .string("Chess")], relationships: ["members": [1, 2, 3]])
         // The inverse side: a fourth member would pass Club.members' maximum.
         let fourth = try #require(throws: StoreError.self) {
             try f.access.insert("Person", values: ["name": .string("Fay")], relationships: ["club": [chess]])
@@ -224,8 +264,10 @@ extension ObjectAccessTests {
         #expect(fourth.message == "Person.club: Club 1 already has the most members Club.members allows (3)")
         // A minimum reached by a later object of the batch.
         try f.access.insertAll { batch in
-            let go = try batch.insert("Club", values: ["name": .string("Go")], relationships: ["members": [4]], source: 1)
-            try batch.insert("Person", values: ["name": .string("Gil")], relationships: ["club": [try #require(go)]], source: 2)
+            let go = try batch.insert(
+                "Club", values: ["name": .string("Go")], relationships: ["members": [4]], source: 1)
+            try batch.insert(
+                "Person", values: ["name": .string("Gil")], relationships: ["club": [try #require(go)]], source: 2)
         }
         #expect(
             try f.rows("SELECT Z_PK, ZCLUB FROM ZPERSON ORDER BY Z_PK").map(\.last)
@@ -250,13 +292,19 @@ extension ObjectAccessTests {
         for name in ["Ann", "Bob"] { try f.access.insert("Person", values: ["name": .string(name)]) }
         let refused = try #require(throws: ObjectRefusals.self) {
             try f.access.insertAll { batch in
-                let chess = try #require(try batch.insert("Club", values: ["name": .string("Chess")], relationships: ["members": [1, 2]], source: 1))
+                let chess = try #require(
+                    try batch.insert(
+                        "Club", values: ["name": .string("Chess")], relationships: ["members": [1, 2]], source: 1))
                 for (index, name) in ["Cy", "Dee"].enumerated() {
-                    try batch.insert("Person", values: ["name": .string(name)], relationships: ["club": [chess]], source: 2 + index)
+                    try batch.insert(
+                        "Person", values: ["name": .string(name)], relationships: ["club": [chess]], source: 2 + index)
                 }
-                let go = try #require(try batch.insert("Club", values: ["name": .string("Go")], relationships: ["members": []], source: 4))
+                let go = try #require(
+                    try batch.insert("Club", values: ["name": .string("Go")], relationships: ["members": []], source: 4)
+                )
                 for (index, name) in ["Eve", "Fay", "Gil", "Hal", "Ida"].enumerated() {
-                    try batch.insert("Person", values: ["name": .string(name)], relationships: ["club": [go]], source: 5 + index)
+                    try batch.insert(
+                        "Person", values: ["name": .string(name)], relationships: ["club": [go]], source: 5 + index)
                 }
             }
         }
@@ -295,10 +343,15 @@ extension ObjectAccessTests {
                 try batch.insert("Player", values: ["name": .string("Ann")], relationships: ["team": [team]], source: 1)
             }
         }
-        #expect(refused.refusals == [ObjectRefusal(source: 1, field: "Team.players", message: "Team 1 needs at least 2 objects, found 1")])
+        #expect(
+            refused.refusals == [
+                ObjectRefusal(source: 1, field: "Team.players", message: "Team 1 needs at least 2 objects, found 1")
+            ])
         #expect(try f.access.count("Player") == 0)
         try f.access.insertAll { batch in
-            for name in ["Ann", "Bob"] { try batch.insert("Player", values: ["name": .string(name)], relationships: ["team": [team]], source: 1) }
+            for name in ["Ann", "Bob"] {
+                try batch.insert("Player", values: ["name": .string(name)], relationships: ["team": [team]], source: 1)
+            }
         }
         #expect(try f.access.count("Player") == 2)
     }
@@ -309,18 +362,28 @@ extension ObjectAccessTests {
         let f = try Fixture("Lending", yaml: lendingModel)
         defer { f.remove() }
         let card = try f.access.insert("Card", values: ["number": .integer(1)])
-        try f.access.insert("Member", values: ["name": .string("Ann"), "email": .string("ann@example.com")], relationships: ["card": [card]])
+        try f.access.insert(
+            "Member", values: ["name": .string("Ann"), "email": .string("ann@example.com")],
+            relationships: ["card": [card]])
         let stored = try #require(throws: StoreError.self) {
-            try f.access.insert("Member", values: ["name": .string("Bob"), "email": .string("ann@example.com")], relationships: ["card": [card]])
+            try f.access.insert(
+                "Member", values: ["name": .string("Bob"), "email": .string("ann@example.com")],
+                relationships: ["card": [card]])
         }
-        #expect(stored.message == #"Member.email: "ann@example.com" is already used by Member 1; the model makes email unique"#)
+        #expect(
+            stored.message
+                == #"Member.email: "ann@example.com" is already used by Member 1; the model makes email unique"#)
         // nil never conflicts, as in SQLite's unique indexes.
         try f.access.insert("Member", values: ["name": .string("Cy")], relationships: ["card": [card]])
         try f.access.insert("Member", values: ["name": .string("Dee")], relationships: ["card": [card]])
         let refused = try #require(throws: ObjectRefusals.self) {
             try f.access.insertAll(describingSources: { "line \($0)" }) { batch in
-                try batch.insert("Member", values: ["name": .string("Eve"), "email": .string("eve@example.com")], relationships: ["card": [card]], source: 1)
-                try batch.insert("Member", values: ["name": .string("Fay"), "email": .string("eve@example.com")], relationships: ["card": [card]], source: 2)
+                try batch.insert(
+                    "Member", values: ["name": .string("Eve"), "email": .string("eve@example.com")],
+                    relationships: ["card": [card]], source: 1)
+                try batch.insert(
+                    "Member", values: ["name": .string("Fay"), "email": .string("eve@example.com")],
+                    relationships: ["card": [card]], source: 2)
                 try batch.insert("Shelf", values: ["label": .string("A"), "room": .string("Hall")], source: 3)
                 try batch.insert("Shelf", values: ["label": .string("A"), "room": .string("Hall")], source: 4)
                 try batch.insert("Shelf", values: ["label": .string("A")], source: 5)
@@ -330,10 +393,15 @@ extension ObjectAccessTests {
         #expect(
             refused.refusals == [
                 ObjectRefusal(
-                    source: 2, field: "Member.email", message: #""eve@example.com" is already used by Member 4 (line 1); the model makes email unique"#),
+                    source: 2, field: "Member.email",
+                    message: #""eve@example.com" is already used by Member 4 (line 1); the model makes email unique"#),
                 ObjectRefusal(
                     source: 4, field: "Shelf.room, label",
-                    message: #""Hall", "A" are already used by Shelf 1 (line 3); the model makes room, label unique together"#),
+                    message:
+                        #"""
+                        "Hall", "A" are already used by Shelf 1 (line 3); the model makes room, label unique together
+                        """#
+                ),
             ])
         #expect(try f.access.count("Member") == 3)
         #expect(try f.access.count("Shelf") == 0)
@@ -404,11 +472,14 @@ extension ObjectAccessTests {
             try f.access.insert("Shelf", values: ["label": .string("A")])
             let refused = try #require(throws: ObjectRefusals.self) {
                 try f.access.insertAll(describingSources: { "line \($0)" }, keeping: 3) { batch in
-                    try batch.insert("Member", values: ["name": .string("Ann")], relationships: ["card": [card]], source: 1)
+                    try batch.insert(
+                        "Member", values: ["name": .string("Ann")], relationships: ["card": [card]], source: 1)
                     try batch.insert("Member", values: ["name": .string("Bob")], source: 2)
                     batch.refuse(source: 3, field: nil, message: "invalid JSON at byte 1: expected a value")
                     try batch.insert("Member", values: [:], relationships: ["card": [card]], source: 4)
-                    try batch.insert("Member", values: ["name": .string("Cy")], relationships: ["card": [card], "shelves": [1, 1]], source: 5)
+                    try batch.insert(
+                        "Member", values: ["name": .string("Cy")], relationships: ["card": [card], "shelves": [1, 1]],
+                        source: 5)
                 }
             }
             #expect(refused.count == 4)

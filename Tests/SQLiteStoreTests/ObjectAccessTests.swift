@@ -103,7 +103,8 @@ struct Fixture {
         let object = try f.roundTrip([attribute: .integer(value)])
         #expect(object == StoredObject(entity: "Sample", primaryKey: 1, values: [attribute: .integer(value)]))
         let column = "Z" + attribute.uppercased()
-        #expect(try f.rows("SELECT \(column), typeof(\(column)) FROM ZSAMPLE") == [[.integer(value), .text("integer")]])
+        #expect(
+            try f.rows("SELECT \(column), typeof(\(column)) FROM ZSAMPLE") == [[.integer(value), .text("integer")]])
     }
 
     @Test(arguments: [
@@ -136,7 +137,9 @@ struct Fixture {
             ("weight", .double(3.5e38), "Sample.weight: 3.5e+38 is out of range for float"),
         ]
         for (attribute, value, message) in cases {
-            let error = try #require(throws: StoreError.self) { try f.access.insert("Sample", values: [attribute: value]) }
+            let error = try #require(throws: StoreError.self) {
+                try f.access.insert("Sample", values: [attribute: value])
+            }
             #expect(error.message == message)
         }
         #expect(try f.access.count("Sample") == 0)
@@ -217,7 +220,8 @@ struct Fixture {
             let key = try f.access.insert("Sample", values: ["text": .string(text)])
             #expect(try f.access.object("Sample", primaryKey: key)?.values == ["text": .string(text)])
             #expect(
-                try f.rows("SELECT typeof(ZTEXT), length(ZTEXT), length(CAST(ZTEXT AS BLOB)) FROM ZSAMPLE WHERE Z_PK = \(key)")
+                try f.rows(
+                    "SELECT typeof(ZTEXT), length(ZTEXT), length(CAST(ZTEXT AS BLOB)) FROM ZSAMPLE WHERE Z_PK = \(key)")
                     == [[.text("text"), .integer(characters), .integer(bytes)]])
         }
         #expect(
@@ -230,7 +234,10 @@ struct Fixture {
         defer { f.remove() }
         #expect(try f.roundTrip(["flag": .boolean(true)])?.values == ["flag": .boolean(true)])
         #expect(try f.roundTrip(["flag": .boolean(false)])?.values == ["flag": .boolean(false)])
-        #expect(try f.rows("SELECT ZFLAG, typeof(ZFLAG) FROM ZSAMPLE ORDER BY Z_PK") == [[.integer(1), .text("integer")], [.integer(0), .text("integer")]])
+        #expect(
+            try f.rows("SELECT ZFLAG, typeof(ZFLAG) FROM ZSAMPLE ORDER BY Z_PK") == [
+                [.integer(1), .text("integer")], [.integer(0), .text("integer")],
+            ])
     }
 
     @Test func datesAreSecondsSinceTheReferenceDateAsReal() throws {
@@ -244,11 +251,17 @@ struct Fixture {
         }
         #expect(
             try f.rows("SELECT ZSTAMP, typeof(ZSTAMP) FROM ZSAMPLE ORDER BY Z_PK")
-                == [[.real(797_062_028.123456), .text("real")], [.real(-978_307_199.5), .text("real")], [.real(0.000001), .text("real")]])
+                == [
+                    [.real(797_062_028.123456), .text("real")], [.real(-978_307_199.5), .text("real")],
+                    [.real(0.000001), .text("real")],
+                ])
         #expect(ISO8601.format(secondsSinceReferenceDate: 797_062_028.123456) == "2026-04-05T06:07:08.123456Z")
         // Whole seconds are stored as integers (NUMERIC affinity) and read back as dates.
         #expect(try f.roundTrip(["stamp": .date(86_400)])?.values == ["stamp": .date(86_400)])
-        #expect(try f.rows("SELECT ZSTAMP, typeof(ZSTAMP) FROM ZSAMPLE WHERE Z_PK = 4") == [[.integer(86_400), .text("integer")]])
+        #expect(
+            try f.rows("SELECT ZSTAMP, typeof(ZSTAMP) FROM ZSAMPLE WHERE Z_PK = 4") == [
+                [.integer(86_400), .text("integer")]
+            ])
     }
 
     @Test func binaryDataRoundTrips() throws {
@@ -263,12 +276,14 @@ struct Fixture {
             #expect(try f.access.object("Sample", primaryKey: key)?.values == ["payload": .binary(bytes)])
         }
         #expect(
-            try f.rows("SELECT typeof(ZPAYLOAD), length(ZPAYLOAD), hex(substr(ZPAYLOAD, 1, 4)) FROM ZSAMPLE ORDER BY Z_PK") == [
-                [.text("blob"), .integer(0), .text("")],
-                [.text("blob"), .integer(3), .text("000000")],
-                [.text("blob"), .integer(4), .text("FF007F80")],
-                [.text("blob"), .integer(2_097_152), .text("001F3E5D")],
-            ])
+            try f.rows(
+                "SELECT typeof(ZPAYLOAD), length(ZPAYLOAD), hex(substr(ZPAYLOAD, 1, 4)) FROM ZSAMPLE ORDER BY Z_PK")
+                == [
+                    [.text("blob"), .integer(0), .text("")],
+                    [.text("blob"), .integer(3), .text("000000")],
+                    [.text("blob"), .integer(4), .text("FF007F80")],
+                    [.text("blob"), .integer(2_097_152), .text("001F3E5D")],
+                ])
     }
 
     @Test func uuidsAreSixteenByteBlobs() throws {
@@ -289,7 +304,12 @@ struct Fixture {
         #expect(object?.values == ["link": .uri("https://example.com/a%20b?q=1#frag"), "opaque": .binary(archive)])
         #expect(
             try f.rows("SELECT ZLINK, typeof(ZLINK), typeof(ZOPAQUE), hex(ZOPAQUE) FROM ZSAMPLE")
-                == [[.text("https://example.com/a%20b?q=1#frag"), .text("text"), .text("blob"), .text("62706C6973743030D1010200FF")]])
+                == [
+                    [
+                        .text("https://example.com/a%20b?q=1#frag"), .text("text"), .text("blob"),
+                        .text("62706C6973743030D1010200FF"),
+                    ]
+                ])
     }
 
     @Test func absentValuesAreNullAndReadBackAbsent() throws {
@@ -312,7 +332,8 @@ struct Fixture {
             try access.insert("Person", values: ["email": .string("ann@example.com")])
         }
         #expect(error.message == "Person.fullName: a value is required")
-        let key = try access.insert("Person", values: ["fullName": .string("Ann Lee"), "email": .string("ann@example.com")])
+        let key = try access.insert(
+            "Person", values: ["fullName": .string("Ann Lee"), "email": .string("ann@example.com")])
         #expect(
             try access.object("Person", primaryKey: key)
                 == StoredObject(
@@ -322,9 +343,13 @@ struct Fixture {
                         "createdAt": .date(788_918_400),
                     ],
                     relationships: ["posts": []]))
-        let post = try #require(throws: StoreError.self) { try access.insert("Post", values: ["title": .string("Hello")]) }
+        let post = try #require(throws: StoreError.self) {
+            try access.insert("Post", values: ["title": .string("Hello")])
+        }
         #expect(post.message == "Post.author: the relationship is required")
-        let unknown = try #require(throws: StoreError.self) { try access.insert("Person", values: ["nickname": .string("A")]) }
+        let unknown = try #require(throws: StoreError.self) {
+            try access.insert("Person", values: ["nickname": .string("A")])
+        }
         #expect(unknown.message == "Person.nickname: no such attribute")
         let entity = try #require(throws: StoreError.self) { try access.count("Robot") }
         #expect(entity.kind == .unknownEntity)
@@ -342,7 +367,8 @@ struct Fixture {
             try access.insert("Product", values: ["name": .string("Lamp"), "sku": .string("L-1")])
         }
         #expect(error.message == "Product: the entity is abstract and cannot have objects of its own")
-        let key = try access.insert("FavoriteProduct", values: ["name": .string("Lamp"), "sku": .string("L-1"), "price": .decimal("19.90")])
+        let key = try access.insert(
+            "FavoriteProduct", values: ["name": .string("Lamp"), "sku": .string("L-1"), "price": .decimal("19.90")])
         #expect(try access.count("Product") == 1)
         #expect(try access.count("Product", includeSubentities: false) == 0)
         #expect(
@@ -352,7 +378,10 @@ struct Fixture {
                     values: ["name": .string("Lamp"), "sku": .string("L-1"), "price": .decimal("19.90")],
                     relationships: ["fans": []])
             ])
-        #expect(try store.connection.prepare("SELECT Z_PK, Z_ENT, ZPRICE FROM ZPRODUCT").rows() == [[.integer(1), .integer(4), .text("19.90")]])
+        #expect(
+            try store.connection.prepare("SELECT Z_PK, Z_ENT, ZPRICE FROM ZPRODUCT").rows() == [
+                [.integer(1), .integer(4), .text("19.90")]
+            ])
     }
 
     // MARK: Relationships
@@ -363,16 +392,32 @@ struct Fixture {
         #expect(f.access.layout.entityNumbers == ["Author": 1, "Book": 2, "Profile": 3, "Publisher": 4, "Tag": 5])
         #expect(
             SchemaSQL.create(f.access.layout) == [
-                #"CREATE TABLE "ZAUTHOR" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZPROFILE" INTEGER, "ZNAME" VARCHAR )"#,
                 #"""
-                CREATE TABLE "ZBOOK" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAUTHOR" INTEGER, "Z_FOK_AUTHOR" INTEGER, \#
-                "ZPUBLISHER" INTEGER, "ZTITLE" VARCHAR )
+                CREATE TABLE "ZAUTHOR" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, \#
+                "ZPROFILE" INTEGER, "ZNAME" VARCHAR )
                 """#,
-                #"CREATE TABLE "ZPROFILE" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAUTHOR" INTEGER, "ZBIO" VARCHAR )"#,
-                #"CREATE TABLE "ZPUBLISHER" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZNAME" VARCHAR )"#,
-                #"CREATE TABLE "ZTAG" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZNAME" VARCHAR )"#,
-                #"CREATE TABLE "Z_2TAGS" ( "Z_2BOOKS" INTEGER, "Z_5TAGS" INTEGER, PRIMARY KEY ("Z_2BOOKS", "Z_5TAGS") )"#,
-                #"CREATE INDEX "Z_2TAGS_Z_5TAGS_INDEX" ON "Z_2TAGS" ("Z_5TAGS" COLLATE BINARY ASC, "Z_2BOOKS" COLLATE BINARY ASC)"#,
+                #"""
+                CREATE TABLE "ZBOOK" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAUTHOR" \#
+                INTEGER, "Z_FOK_AUTHOR" INTEGER, "ZPUBLISHER" INTEGER, "ZTITLE" VARCHAR )
+                """#,
+                #"""
+                CREATE TABLE "ZPROFILE" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAUTHOR" \#
+                INTEGER, "ZBIO" VARCHAR )
+                """#,
+                #"""
+                CREATE TABLE "ZPUBLISHER" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZNAME" \#
+                VARCHAR )
+                """#,
+                #"""
+                CREATE TABLE "ZTAG" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZNAME" VARCHAR )
+                """#,
+                #"""
+                CREATE TABLE "Z_2TAGS" ( "Z_2BOOKS" INTEGER, "Z_5TAGS" INTEGER, PRIMARY KEY ("Z_2BOOKS", "Z_5TAGS") )
+                """#,
+                #"""
+                CREATE INDEX "Z_2TAGS_Z_5TAGS_INDEX" ON "Z_2TAGS" ("Z_5TAGS" COLLATE BINARY ASC, "Z_2BOOKS" COLLATE \#
+                BINARY ASC)
+                """#,
                 #"CREATE INDEX "ZAUTHOR_ZPROFILE_INDEX" ON "ZAUTHOR" ("ZPROFILE" COLLATE BINARY ASC)"#,
                 #"CREATE INDEX "ZBOOK_ZAUTHOR_INDEX" ON "ZBOOK" ("ZAUTHOR" COLLATE BINARY ASC)"#,
                 #"CREATE INDEX "ZBOOK_ZPUBLISHER_INDEX" ON "ZBOOK" ("ZPUBLISHER" COLLATE BINARY ASC)"#,
@@ -386,14 +431,22 @@ struct Fixture {
         let acme = try f.access.insert("Publisher", values: ["name": .string("Acme")])
         let first = try f.access.insert("Book", values: ["title": .string("One")], relationships: ["publisher": [acme]])
         let loose = try f.access.insert("Book", values: ["title": .string("Loose")])
-        let second = try f.access.insert("Book", values: ["title": .string("Two")], relationships: ["publisher": [acme]])
+        let second = try f.access.insert(
+            "Book", values: ["title": .string("Two")], relationships: ["publisher": [acme]])
         // The to-many side sets the inverse column of its destinations.
-        let zenith = try f.access.insert("Publisher", values: ["name": .string("Zenith")], relationships: ["books": [loose]])
+        let zenith = try f.access.insert(
+            "Publisher", values: ["name": .string("Zenith")], relationships: ["books": [loose]])
         #expect(
             try f.rows("SELECT Z_PK, ZPUBLISHER FROM ZBOOK ORDER BY Z_PK")
-                == [[.integer(first), .integer(acme)], [.integer(loose), .integer(zenith)], [.integer(second), .integer(acme)]])
+                == [
+                    [.integer(first), .integer(acme)], [.integer(loose), .integer(zenith)],
+                    [.integer(second), .integer(acme)],
+                ])
         #expect(try f.access.fetch("Publisher").map(\.relationships) == [["books": [1, 3]], ["books": [2]]])
-        #expect(try f.access.object("Book", primaryKey: second)?.relationships == ["author": [], "publisher": [acme], "tags": []])
+        #expect(
+            try f.access.object("Book", primaryKey: second)?.relationships == [
+                "author": [], "publisher": [acme], "tags": [],
+            ])
         let missing = try #require(throws: StoreError.self) {
             try f.access.insert("Book", values: ["title": .string("X")], relationships: ["publisher": [99]])
         }
@@ -409,7 +462,8 @@ struct Fixture {
         let f = try Fixture("Library", yaml: libraryModel)
         defer { f.remove() }
         for title in ["A", "B", "C"] { try f.access.insert("Book", values: ["title": .string(title)]) }
-        let author = try f.access.insert("Author", values: ["name": .string("Ann")], relationships: ["books": [3, 1, 2]])
+        let author = try f.access.insert(
+            "Author", values: ["name": .string("Ann")], relationships: ["books": [3, 1, 2]])
         #expect(
             try f.rows("SELECT Z_PK, ZAUTHOR, Z_FOK_AUTHOR FROM ZBOOK ORDER BY Z_PK") == [
                 [.integer(1), .integer(author), .integer(2)],
@@ -429,10 +483,12 @@ struct Fixture {
         defer { f.remove() }
         let swift = try f.access.insert("Tag", values: ["name": .string("swift")])
         let sql = try f.access.insert("Tag", values: ["name": .string("sql")])
-        let book = try f.access.insert("Book", values: ["title": .string("One")], relationships: ["tags": [sql, swift]])
+        let book = try f.access.insert(
+            "Book", values: ["title": .string("One")], relationships: ["tags": [sql, swift]])
         let other = try f.access.insert("Book", values: ["title": .string("Two")])
         // From the other side: the tag's books.
-        let data = try f.access.insert("Tag", values: ["name": .string("data")], relationships: ["books": [other, book]])
+        let data = try f.access.insert(
+            "Tag", values: ["name": .string("data")], relationships: ["books": [other, book]])
         #expect(
             try f.rows("SELECT Z_2BOOKS, Z_5TAGS FROM Z_2TAGS ORDER BY Z_2BOOKS, Z_5TAGS") == [
                 [.integer(book), .integer(swift)], [.integer(book), .integer(sql)], [.integer(book), .integer(data)],
@@ -456,12 +512,17 @@ struct Fixture {
         let bob = try f.access.insert("Author", values: ["name": .string("Bob")])
         let bobsProfile = try f.access.insert("Profile", values: [:], relationships: ["author": [bob]])
         #expect(
-            try f.rows("SELECT Z_PK, ZPROFILE FROM ZAUTHOR ORDER BY Z_PK") == [[.integer(ann), .integer(profile)], [.integer(bob), .integer(bobsProfile)]])
+            try f.rows("SELECT Z_PK, ZPROFILE FROM ZAUTHOR ORDER BY Z_PK") == [
+                [.integer(ann), .integer(profile)], [.integer(bob), .integer(bobsProfile)],
+            ])
         #expect(
-            try f.rows("SELECT Z_PK, ZAUTHOR FROM ZPROFILE ORDER BY Z_PK") == [[.integer(profile), .integer(ann)], [.integer(bobsProfile), .integer(bob)]])
+            try f.rows("SELECT Z_PK, ZAUTHOR FROM ZPROFILE ORDER BY Z_PK") == [
+                [.integer(profile), .integer(ann)], [.integer(bobsProfile), .integer(bob)],
+            ])
         #expect(try f.access.object("Author", primaryKey: ann)?.relationships == ["books": [], "profile": [profile]])
         #expect(try f.access.object("Profile", primaryKey: profile)?.relationships == ["author": [ann]])
-        #expect(try f.access.object("Author", primaryKey: bob)?.relationships == ["books": [], "profile": [bobsProfile]])
+        #expect(
+            try f.access.object("Author", primaryKey: bob)?.relationships == ["books": [], "profile": [bobsProfile]])
         #expect(try f.access.object("Profile", primaryKey: bobsProfile)?.relationships == ["author": [bob]])
     }
 
@@ -473,7 +534,9 @@ struct Fixture {
         #expect(try f.access.insert("Tag", values: ["name": .string("a")]) == 1)
         #expect(try f.access.insert("Tag", values: ["name": .string("b")], primaryKey: 10) == 10)
         #expect(try f.access.insert("Tag", values: ["name": .string("c")]) == 11)
-        let used = try #require(throws: StoreError.self) { try f.access.insert("Tag", values: ["name": .string("d")], primaryKey: 10) }
+        let used = try #require(throws: StoreError.self) {
+            try f.access.insert("Tag", values: ["name": .string("d")], primaryKey: 10)
+        }
         #expect(used.kind == .invalidObject)
         #expect(used.message == "Tag: primary key 10 is already used by Tag 10")
         #expect(try f.rows("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 5") == [[.text("Tag"), .integer(11)]])

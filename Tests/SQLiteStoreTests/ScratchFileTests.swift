@@ -19,7 +19,8 @@ import Testing
 
     @Test(arguments: [
         "App.sqlite", "App.mm-scratch.sqlite", "x.mm-scratch.backup.12.0", "x.mm-scratch.backup.abc.0.ff",
-        "x.mm-scratch..12.0.1.ff", "x.mm-scratch.backup.12.0.1.zz", "x.mm-scratch.backup.-3.0.1.ff", "x.mm-scratch.backup.12.0.1.ff.more",
+        "x.mm-scratch..12.0.1.ff", "x.mm-scratch.backup.12.0.1.zz", "x.mm-scratch.backup.-3.0.1.ff",
+        "x.mm-scratch.backup.12.0.1.ff.more",
         "x.mm-scratch.backup.12.0.ff",
     ])
     func namesThatAreNotScratchNames(name: String) {
@@ -43,15 +44,21 @@ import Testing
         process.waitUntilExit()
         let dead = process.processIdentifier
         let deadFile = try folder.write("a.sqlite.mm-scratch.create.\(dead).0.\(ScratchFile.namespace).beef", "x")
-        let deadJournal = try folder.write("a.sqlite.mm-scratch.create.\(dead).0.\(ScratchFile.namespace).beef-journal", "j")
+        let deadJournal = try folder.write(
+            "a.sqlite.mm-scratch.create.\(dead).0.\(ScratchFile.namespace).beef-journal", "j")
         try FileManager.default.createDirectory(
-            atPath: folder.file("r.mm-scratch.read.\(dead).0.\(ScratchFile.namespace).aa/inside"), withIntermediateDirectories: true)
+            atPath: folder.file("r.mm-scratch.read.\(dead).0.\(ScratchFile.namespace).aa/inside"),
+            withIntermediateDirectories: true)
         let live = try folder.write(ScratchFile.name(for: "a.sqlite", purpose: "create"), "mine")
         // Another PID namespace (a container sharing the folder): its ids mean nothing here.
-        let foreign = try folder.write("b.sqlite.mm-scratch.create.\(dead).0.\(ScratchFile.namespace + 1).beef", "theirs")
+        let foreign = try folder.write(
+            "b.sqlite.mm-scratch.create.\(dead).0.\(ScratchFile.namespace + 1).beef", "theirs")
         let other = try folder.write("a.sqlite", "the store")
         let removed = ScratchFile.sweep(folder: folder.path)
-        #expect(Set(removed.map(\.path)) == [deadFile, folder.file("r.mm-scratch.read.\(dead).0.\(ScratchFile.namespace).aa")])
+        #expect(
+            Set(removed.map(\.path)) == [
+                deadFile, folder.file("r.mm-scratch.read.\(dead).0.\(ScratchFile.namespace).aa"),
+            ])
         #expect(removed.allSatisfy { $0.pid == dead })
         for gone in [deadFile, deadJournal, folder.file("r.mm-scratch.read.\(dead).0.\(ScratchFile.namespace).aa")] {
             #expect(!FileManager.default.fileExists(atPath: gone))

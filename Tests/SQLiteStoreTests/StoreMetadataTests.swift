@@ -12,7 +12,8 @@ import Testing
             mappingDigests: [String(repeating: "ab", count: 32)], tool: "migrate 0.1.0"),
         MigrationRecord(
             fromVersion: 2, toVersion: 3, date: 797_150_000.5, duration: 12.75, rowsTouched: 0,
-            mappingDigests: [String(repeating: "01", count: 32), String(repeating: "fe", count: 32)], tool: "migrate 0.2.0"),
+            mappingDigests: [String(repeating: "01", count: 32), String(repeating: "fe", count: 32)],
+            tool: "migrate 0.2.0"),
     ]
 
     static let otherKeys: [String: PropertyListValue] = [
@@ -70,7 +71,8 @@ import Testing
         #expect(
             Set(plist.dictionaryValue?.keys ?? [:].keys) == [
                 "NSStoreType", "NSStoreUUID", "NSStoreModelVersionHashes", "NSStoreModelVersionHashesVersion",
-                "NSStoreModelVersionHashesDigest", "NSStoreModelVersionIdentifiers", "MMModelName", "MMModelVersion", "MMLayoutHash",
+                "NSStoreModelVersionHashesDigest", "NSStoreModelVersionIdentifiers", "MMModelName", "MMModelVersion",
+                "MMLayoutHash",
             ])
         #expect(plist["NSStoreModelVersionHashes"] == .dictionary(v1.versionHashes.mapValues { .data($0.bytes) }))
         #expect(plist["MMLayoutHash"] == .string(v1.layoutHash.hex))
@@ -99,9 +101,16 @@ import Testing
         #expect(metadata.otherKeys == ["_NSAutoVacuumLevel": "2"])
         try store.writeMetadata(metadata)
         #expect(try Self.storedPlist(store) == applePlist)
-        #expect(try store.connection.scalarString("SELECT Z_UUID FROM Z_METADATA") == "753753D3-A961-4901-AB05-8CC48B1D3853")
+        #expect(
+            try store.connection.scalarString("SELECT Z_UUID FROM Z_METADATA") == "753753D3-A961-4901-AB05-8CC48B1D3853"
+        )
         #expect(try store.readMetadata() == metadata)
-        #expect(metadata.plist == .dictionary(applePlist.dictionaryValue!.merging(["NSStoreUUID": "753753D3-A961-4901-AB05-8CC48B1D3853"]) { a, _ in a }))
+        #expect(
+            metadata.plist
+                == .dictionary(
+                    applePlist.dictionaryValue!.merging(["NSStoreUUID": "753753D3-A961-4901-AB05-8CC48B1D3853"]) {
+                        a, _ in a
+                    }))
     }
 
     @Test func malformedMetadataIsReported() throws {
@@ -125,7 +134,13 @@ import Testing
         try store.connection.execute("UPDATE Z_METADATA SET Z_PLIST = X'62706C6973743030FFFF'")
         let garbled = try #require(throws: StoreError.self) { try store.readMetadata() }
         #expect(garbled.kind == .invalidMetadata)
-        #expect(garbled.message == "the metadata plist is malformed: trailer: 10 bytes are too few for the 8-byte header and the 32-byte trailer")
+        #expect(
+            garbled.message
+                == """
+                the metadata plist is malformed: trailer: 10 bytes are too few for the 8-byte header and the 32-byte \
+                trailer
+                """
+        )
         try store.connection.execute("DELETE FROM Z_METADATA")
         let empty = try #require(throws: StoreError.self) { try store.readMetadata() }
         #expect(empty.description == "\(store.path): Z_METADATA holds no metadata plist")

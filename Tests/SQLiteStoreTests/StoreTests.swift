@@ -16,18 +16,24 @@ import Testing
         let schema = try store.connection.prepare("SELECT sql FROM sqlite_schema ORDER BY rowid").rows().map { $0[0] }
         #expect(
             schema == [
-                .text("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)"),
+                .text(
+                    """
+                    CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX \
+                    INTEGER)
+                    """
+                ),
                 .text("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)"),
                 .text("CREATE TABLE MM_MODELCACHE (Z_VERSION INTEGER PRIMARY KEY, Z_CONTENT BLOB)"),
                 .text(
                     #"""
-                    CREATE TABLE "ZPERSON" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAGE" INTEGER, "ZCREATEDAT" TIMESTAMP, \#
+                    CREATE TABLE "ZPERSON" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAGE" \#
+                    INTEGER, "ZCREATEDAT" TIMESTAMP, \#
                     "ZCITY" VARCHAR, "ZEMAIL" VARCHAR, "ZFULLNAME" VARCHAR )
                     """#),
                 .text(
                     #"""
-                    CREATE TABLE "ZPOST" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAUTHOR" INTEGER, "ZPUBLISHEDAT" TIMESTAMP, \#
-                    "ZRATING" FLOAT, "ZBODY" VARCHAR, "ZTITLE" VARCHAR )
+                    CREATE TABLE "ZPOST" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAUTHOR" \#
+                    INTEGER, "ZPUBLISHEDAT" TIMESTAMP, "ZRATING" FLOAT, "ZBODY" VARCHAR, "ZTITLE" VARCHAR )
                     """#),
                 .text(#"CREATE INDEX "ZPERSON_ZEMAIL_INDEX" ON "ZPERSON" ("ZEMAIL" COLLATE BINARY ASC)"#),
                 .text(#"CREATE UNIQUE INDEX "Z_Person_UNIQUE_email" ON "ZPERSON" ("ZEMAIL" COLLATE BINARY ASC)"#),
@@ -80,7 +86,10 @@ import Testing
         for version in try TestModels.contacts().versions + TestModels.appleParity("SampleModel").versions {
             let store = try directory.createStore("\(version.model)-\(version.version).sqlite", version: version)
             #expect(try store.readModelCache() == version)
-            #expect(try store.connection.prepare("SELECT Z_VERSION FROM MM_MODELCACHE").rows() == [[.integer(Int64(version.version))]])
+            #expect(
+                try store.connection.prepare("SELECT Z_VERSION FROM MM_MODELCACHE").rows() == [
+                    [.integer(Int64(version.version))]
+                ])
         }
     }
 
@@ -113,21 +122,32 @@ import Testing
         let other = try Connection(path: directory.file("other.sqlite"), mode: .readWriteCreate)
         try other.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); CREATE TABLE tags (name TEXT)")
         try other.close()
-        try FileManager.default.createDirectory(atPath: directory.file("folder.sqlite"), withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(
+            atPath: directory.file("folder.sqlite"), withIntermediateDirectories: false)
 
         let cases: [(String, StoreError.Kind, String)] = [
             ("missing.sqlite", .notFound, "no such file"),
             ("folder.sqlite", .notFound, "is a folder, not a store"),
             ("empty.sqlite", .notADatabase, "the file is empty, not an SQLite database"),
             ("notes.txt", .notADatabase, "not an SQLite database (the file does not start with SQLite's header)"),
-            ("truncated.sqlite", .corrupt, "the file is truncated (3000 bytes; its header promises \(pages) pages of 4096 bytes)"),
-            ("other.sqlite", .notAStore, "an SQLite database, but not a Core Data store (no Z_METADATA and Z_PRIMARYKEY tables; found notes, tags)"),
+            (
+                "truncated.sqlite", .corrupt,
+                "the file is truncated (3000 bytes; its header promises \(pages) pages of 4096 bytes)"
+            ),
+            (
+                "other.sqlite", .notAStore,
+                """
+                an SQLite database, but not a Core Data store (no Z_METADATA and Z_PRIMARYKEY tables; found notes, tags)
+                """
+            ),
         ]
         for (name, kind, message) in cases {
             let path = directory.file(name)
             let before = FileSnapshot(path)
             for access in [Store.Access.readOnly, .readWrite] {
-                let error = try #require(throws: StoreError.self, "\(name)") { try Store.open(path: path, access: access) }
+                let error = try #require(throws: StoreError.self, "\(name)") {
+                    try Store.open(path: path, access: access)
+                }
                 #expect(error.kind == kind, "\(name)")
                 #expect(error.message == message, "\(name)")
                 #expect(error.path == path)
@@ -146,10 +166,11 @@ import Testing
         let contacts = try TestModels.contacts()
         let v1Store = try directory.createStore("v1.sqlite", version: contacts.versions[0])
         #expect(
-            try v1Store.connection.prepare("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").rows() == [
-                [.integer(1), .text("Person"), .integer(0), .integer(0)],
-                [.integer(2), .text("Post"), .integer(0), .integer(0)],
-            ])
+            try v1Store.connection.prepare("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+                .rows() == [
+                    [.integer(1), .text("Person"), .integer(0), .integer(0)],
+                    [.integer(2), .text("Post"), .integer(0), .integer(0)],
+                ])
         let v3 = contacts.versions[2]
         let fromV1 = v3.layout(entityNumbers: try v1Store.entityNumbers())
         #expect(fromV1.entityNumbers == ["Person": 1, "Post": 2, "Product": 3, "FavoriteProduct": 4, "Tag": 5])
@@ -166,7 +187,9 @@ import Testing
         #expect(fromV2.entityNumbers == ["Person": 1, "Post": 2, "Tag": 3, "Product": 4, "FavoriteProduct": 5])
         // Join tables are named after the numbers.
         #expect(
-            fromV2.tables.filter { $0.joinRelationship != nil }.map { "\($0.name)(\($0.columns.map(\.name).joined(separator: ",")))" }
+            fromV2.tables.filter { $0.joinRelationship != nil }.map {
+                "\($0.name)(\($0.columns.map(\.name).joined(separator: ",")))"
+            }
                 == ["Z_1FAVORITES(Z_1FANS,Z_5FAVORITES)", "Z_2TAGS(Z_2POSTS,Z_3TAGS)"])
         #expect(v3.layout.tables.filter { $0.joinRelationship != nil }.map(\.name) == ["Z_1FAVORITES", "Z_2TAGS"])
 

@@ -55,7 +55,8 @@ import Testing
     func refusesDoublesTheTypeCannotKeep(type: AttributeType, value: Double, problem: String?) {
         let attributeValue: AttributeValue = type == .date ? .date(value) : .double(value)
         #expect(ValueCoding.check(attributeValue, fits: type) == problem)
-        let attribute = AttributeDescription(name: "x", type: type, isOptional: true, location: SourceLocation(file: "m.yaml", line: 1, column: 1))
+        let attribute = AttributeDescription(
+            name: "x", type: type, isOptional: true, location: SourceLocation(file: "m.yaml", line: 1, column: 1))
         #expect(attribute.violations(of: attributeValue) == (problem.map { [$0] } ?? []))
     }
 }

@@ -12,7 +12,9 @@ extension CompiledModel {
 
     /// A human summary: versions, entities and abbreviated hashes.
     package var summary: String {
-        var lines = ["model \(name): \(versions.count) version\(versions.count == 1 ? "" : "s"), current \(current.version)"]
+        var lines = [
+            "model \(name): \(versions.count) version\(versions.count == 1 ? "" : "s"), current \(current.version)"
+        ]
         for version in versions {
             let label = version.identifier.map { " (\($0))" } ?? ""
             lines.append(
@@ -26,7 +28,8 @@ extension CompiledModel {
                 let flags = entity.isAbstract ? " abstract" : ""
                 let stored = entity.attributes.filter { !$0.declaration.isTransient }.count
                 lines.append(
-                    "    \(entity.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(entity.versionHash.short)  "
+                    "    \(entity.name.padding(toLength: width, withPad: " ", startingAt: 0))  "
+                        + "\(entity.versionHash.short)  "
                         + "\(stored) attributes, \(entity.relationships.count) relationships\(parent)\(flags)")
             }
         }

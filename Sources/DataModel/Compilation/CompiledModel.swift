@@ -99,7 +99,11 @@ public struct CompiledVersion: Sendable, Hashable, Codable {
         var low = 0, high = entities.count
         while low < high {
             let middle = (low + high) / 2
-            if entities[middle].name.utf16.lexicographicallyPrecedes(name.utf16) { low = middle + 1 } else { high = middle }
+            if entities[middle].name.utf16.lexicographicallyPrecedes(name.utf16) {
+                low = middle + 1
+            } else {
+                high = middle
+            }
         }
         if low < entities.count, entities[low].name == name { return entities[low] }
         return entities.first { $0.name == name }
@@ -111,7 +115,9 @@ public struct CompiledVersion: Sendable, Hashable, Codable {
     /// work (Docs/Xcode.md, "Composite attributes").
     public var storageRefusal: String? {
         let composites = entities.flatMap { entity in
-            entity.attributes.filter { $0.declaredIn == entity.name && $0.declaration.type == .composite }.map { "\(entity.name).\($0.name)" }
+            entity.attributes.filter { $0.declaredIn == entity.name && $0.declaration.type == .composite }.map {
+                "\(entity.name).\($0.name)"
+            }
         }
         guard !composites.isEmpty else { return nil }
         return """

@@ -73,7 +73,9 @@ struct LayoutBuilder {
             let destination = byName[entity]?.relationship(named: relationship)?.declaration.destination ?? entity
             return (0, number(destination), 1, relationship, 0)
         case .order(let entity, let relationship):
-            guard let r = byName[entity]?.relationship(named: relationship) else { return (0, Int.max, 1, relationship, 2) }
+            guard let r = byName[entity]?.relationship(named: relationship) else {
+                return (0, Int.max, 1, relationship, 2)
+            }
             if let inverse = r.declaration.inverse, let owner = r.inverseEntity {
                 return (0, number(owner), 1, inverse, 2)
             }
@@ -116,7 +118,10 @@ struct LayoutBuilder {
         chooseJoinTables(order, &draft)
         appendJoinTables(&draft)
         appendEntityTableIndexes(&draft)
-        return (StorageLayout(entityNumbers: numbers, tables: draft.tables, indexes: draft.indexes), draft.tableOrigins, draft.indexOrigins)
+        return (
+            StorageLayout(entityNumbers: numbers, tables: draft.tables, indexes: draft.indexes), draft.tableOrigins,
+            draft.indexOrigins
+        )
     }
 
     // Entity tables: one per root, holding the columns of the whole hierarchy.
@@ -154,13 +159,22 @@ struct LayoutBuilder {
             var own: [(name: String, column: StorageLayout.Column?, relationship: CompiledRelationship?)] = []
             // Composite attributes get no column: how Core Data lays them out is not
             // known here, and no store is made for a version that has one.
-            for a in entity.attributes where a.declaredIn == name && !a.declaration.isTransient && a.declaration.type != .composite {
-                let type = coreDataTypes && a.declaration.type == .decimal ? "DECIMAL" : Self.columnType(a.declaration.type)
-                own.append((a.name, .init(name: a.name, type: type, role: .attribute(entity: name, property: a.name)), nil))
+            for a in entity.attributes
+            where a.declaredIn == name && !a.declaration.isTransient && a.declaration.type != .composite {
+                let type =
+                    coreDataTypes && a.declaration.type == .decimal ? "DECIMAL" : Self.columnType(a.declaration.type)
+                own.append(
+                    (a.name, .init(name: a.name, type: type, role: .attribute(entity: name, property: a.name)), nil))
                 if a.declaration.isIndexed { draft.indexedAttributes.insert("\(name).\(a.name)") }
             }
             for r in entity.relationships where r.declaredIn == name && !r.declaration.isTransient {
-                own.append((r.name, r.declaration.isToMany ? nil : .init(name: r.name, type: "INTEGER", role: .toOne(entity: name, relationship: r.name)), r))
+                own.append(
+                    (
+                        r.name,
+                        r.declaration.isToMany
+                            ? nil
+                            : .init(name: r.name, type: "INTEGER", role: .toOne(entity: name, relationship: r.name)), r
+                    ))
             }
             own.sort { $0.name.utf16.lexicographicallyPrecedes($1.name.utf16) }
             for (property, column, relationship) in own {
@@ -187,7 +201,8 @@ struct LayoutBuilder {
         if case .toOne(_, let property) = column.role, let r = relationship,
             let destination = byName[r.declaration.destination], !destination.subentities.isEmpty,
             let number = numbers[destination.name],
-            !omitsMissingEntityColumns || (existing?[table].map({ $0.contains("Z\(number)_" + columnName.dropFirst()) }) ?? true)
+            !omitsMissingEntityColumns
+                || (existing?[table].map({ $0.contains("Z\(number)_" + columnName.dropFirst()) }) ?? true)
         {
             draft.columnsByTable[table, default: []].append(
                 .init(
@@ -201,10 +216,15 @@ struct LayoutBuilder {
     private func addOrderColumns(_ order: [String], _ draft: inout LayoutDraft) {
         for name in order {
             guard let entity = byName[name] else { continue }
-            for r in entity.relationships where r.declaredIn == name && r.declaration.keepsOrder && !r.isManyToMany && !r.declaration.isTransient {
-                guard let inverse = r.declaration.inverse, let owner = r.inverseEntity, let destination = byName[r.declaration.destination] else { continue }
+            for r in entity.relationships
+            where r.declaredIn == name && r.declaration.keepsOrder && !r.isManyToMany && !r.declaration.isTransient {
+                guard let inverse = r.declaration.inverse, let owner = r.inverseEntity,
+                    let destination = byName[r.declaration.destination]
+                else { continue }
                 let table = "Z" + destination.root.uppercased()
-                let base = draft.propertyNames["\(owner).\(inverse)"].map { "Z_FOK_" + $0.dropFirst() } ?? "Z_FOK_" + inverse.uppercased()
+                let base =
+                    draft.propertyNames["\(owner).\(inverse)"].map { "Z_FOK_" + $0.dropFirst() } ?? "Z_FOK_"
+                    + inverse.uppercased()
                 let column = StorageLayout.Column(
                     name: draft.unique(base, in: table), type: "INTEGER",
                     role: .order(entity: name, relationship: r.name))
@@ -218,19 +238,24 @@ struct LayoutBuilder {
     private func addInverselessToManyKeys(_ order: [String], _ draft: inout LayoutDraft) {
         for name in order {
             guard let entity = byName[name] else { continue }
-            for r in entity.relationships where r.declaredIn == name && r.declaration.isToMany && r.declaration.inverse == nil && !r.declaration.isTransient {
+            for r in entity.relationships
+            where r.declaredIn == name && r.declaration.isToMany && r.declaration.inverse == nil
+                && !r.declaration.isTransient
+            {
                 guard let destination = byName[r.declaration.destination], let number = numbers[name] else { continue }
                 let table = "Z" + destination.root.uppercased()
                 // A store written before this rule keeps such pairs in a join table
                 // `Z_<n><NAME>`: read it as it is (the next migration moves them).
-                if omitsMissingEntityColumns, let existing, existing[table]?.contains("Z\(number)" + r.name.uppercased()) != true,
+                if omitsMissingEntityColumns, let existing,
+                    existing[table]?.contains("Z\(number)" + r.name.uppercased()) != true,
                     existing["Z_\(number)\(r.name.uppercased())"] != nil
                 {
                     draft.legacyJoins.append((r, name))
                     continue
                 }
                 let key = draft.unique("Z\(number)" + r.name.uppercased(), in: table)
-                draft.columnsByTable[table, default: []].append(.init(name: key, type: "INTEGER", role: .toManyKey(entity: name, relationship: r.name)))
+                draft.columnsByTable[table, default: []].append(
+                    .init(name: key, type: "INTEGER", role: .toManyKey(entity: name, relationship: r.name)))
                 if r.declaration.keepsOrder {
                     draft.columnsByTable[table, default: []].append(
                         .init(
@@ -256,7 +281,8 @@ struct LayoutBuilder {
             }
             keyed.sort { (a: Keyed, b: Keyed) -> Bool in a.key != b.key ? a.key < b.key : a.offset < b.offset }
             let columns: [StorageLayout.Column] = keyed.map { $0.column }
-            draft.tables.append(.init(name: table, entity: root, joinRelationship: nil, columns: columns, primaryKey: ["Z_PK"]))
+            draft.tables.append(
+                .init(name: table, entity: root, joinRelationship: nil, columns: columns, primaryKey: ["Z_PK"]))
             draft.tableOrigins.append(.entity(root))
         }
     }
@@ -304,7 +330,9 @@ struct LayoutBuilder {
         var claimed: Set<String> = []
         var destinationColumns: [String: String] = [:]
         for (r, name) in (draft.joins + draft.legacyJoins).sorted(by: { ($0.1, $0.0.name) < ($1.1, $1.0.name) }) {
-            let base = "Z_\(numbers[r.declaration.destination] ?? 0)" + joinColumnBase(name, r.name, owner: name, propertyNames: draft.propertyNames)
+            let base =
+                "Z_\(numbers[r.declaration.destination] ?? 0)"
+                + joinColumnBase(name, r.name, owner: name, propertyNames: draft.propertyNames)
             var candidate = base
             var suffix = 1
             while claimed.contains(candidate) {
@@ -317,7 +345,8 @@ struct LayoutBuilder {
         for (r, name) in draft.joins + draft.legacyJoins {
             let propertyNames = draft.propertyNames
             let table = joinTable(
-                for: r, of: name, propertyNames: propertyNames, destinationColumn: destinationColumns["\(name).\(r.name)"],
+                for: r, of: name, propertyNames: propertyNames,
+                destinationColumn: destinationColumns["\(name).\(r.name)"],
                 unique: { draft.unique($0, in: $1) })
             draft.tables.append(table)
             draft.tableOrigins.append(.relationship(entity: name, name: r.name))
@@ -325,7 +354,10 @@ struct LayoutBuilder {
             draft.addIndex(
                 .init(
                     name: "\(table.name)_\(table.columns[1].name)_INDEX", table: table.name,
-                    columns: [.init(name: table.columns[1].name, isDescending: false), .init(name: table.columns[0].name, isDescending: false)],
+                    columns: [
+                        .init(name: table.columns[1].name, isDescending: false),
+                        .init(name: table.columns[0].name, isDescending: false),
+                    ],
                     isUnique: false, condition: nil),
                 origin: .relationship(entity: name, name: r.name))
         }
@@ -337,7 +369,9 @@ struct LayoutBuilder {
         for table in draft.tables where table.joinRelationship == nil {
             let hierarchy = draft.entitiesByRoot[table.entity] ?? []
             var columnOfRole: [StorageLayout.Role: String] = [:]
-            for column in table.columns where columnOfRole[column.role] == nil { columnOfRole[column.role] = column.name }
+            for column in table.columns where columnOfRole[column.role] == nil {
+                columnOfRole[column.role] = column.name
+            }
             for column in table.columns {
                 switch column.role {
                 case .toOne(let entity, let relationship), .toManyKey(let entity, let relationship):
@@ -357,7 +391,9 @@ struct LayoutBuilder {
                     origin: .entity(table.entity))
             }
             for column in table.columns {
-                if case .attribute(let entityName, let property) = column.role, draft.indexedAttributes.contains("\(entityName).\(property)") {
+                if case .attribute(let entityName, let property) = column.role,
+                    draft.indexedAttributes.contains("\(entityName).\(property)")
+                {
                     draft.addIndex(
                         .init(
                             name: "\(table.name)_\(column.name)_INDEX", table: table.name,
@@ -387,24 +423,31 @@ struct LayoutBuilder {
         let condition =
             entity.parent == nil || entity.uniqueness.isEmpty
             ? nil
-            : "Z_ENT IN (\(subtree(of: name).compactMap { numbers[$0] }.sorted().map(String.init).joined(separator: ", ")))"
+            : """
+            Z_ENT IN (\(subtree(of: name).compactMap { numbers[$0] }.sorted().map(String.init).joined(separator: ", ")))
+            """
         for (position, constraint) in entity.uniqueness.enumerated() {
             let columns = constraint.compactMap(column(for:))
             draft.addIndex(
                 .init(
                     name: "Z_\(name)_UNIQUE_\(constraint.joined(separator: "_"))", table: table.name,
-                    columns: columns.map { .init(name: $0, isDescending: false) }, isUnique: true, condition: condition),
+                    columns: columns.map { .init(name: $0, isDescending: false) }, isUnique: true,
+                    condition: condition),
                 origin: .uniqueness(entity: name, position: position))
         }
         for (position, index) in entity.indexes.enumerated() {
             let columns = index.elements.compactMap { element in
-                column(for: element.property).map { StorageLayout.IndexColumn(name: $0, isDescending: element.isDescending) }
+                column(for: element.property).map {
+                    StorageLayout.IndexColumn(name: $0, isDescending: element.isDescending)
+                }
             }
             // Elements naming a to-many relationship (Xcode accepts them) have no
             // column to index: the index covers the others, or is not made.
             guard !columns.isEmpty else { continue }
             draft.addIndex(
-                .init(name: "Z_\(name)_\(index.name)", table: table.name, columns: columns, isUnique: false, condition: nil),
+                .init(
+                    name: "Z_\(name)_\(index.name)", table: table.name, columns: columns, isUnique: false,
+                    condition: nil),
                 origin: .index(entity: name, position: position))
         }
     }
@@ -434,7 +477,8 @@ struct LayoutBuilder {
             }
         }
         if byName[mine.0]?.root == byName[other.0]?.root,
-            let positionA = hashPositions["\(mine.0).\(mine.1)"], let positionB = hashPositions["\(other.0).\(other.1)"], positionA != positionB
+            let positionA = hashPositions["\(mine.0).\(mine.1)"],
+            let positionB = hashPositions["\(other.0).\(other.1)"], positionA != positionB
         {
             return positionA < positionB
         }
@@ -447,20 +491,25 @@ struct LayoutBuilder {
     /// destination's (named after `r`), each `Z_<entity number>` followed by the
     /// relationship's name in its hierarchy, then `Z_FOK_` order columns.
     func joinTable(
-        for r: CompiledRelationship, of owner: String, propertyNames: [String: String], destinationColumn given: String? = nil,
+        for r: CompiledRelationship, of owner: String, propertyNames: [String: String],
+        destinationColumn given: String? = nil,
         unique: (String, String) -> String
     ) -> StorageLayout.Table {
         let d = r.declaration
         let sourceNumber = numbers[owner] ?? 0
         let destinationNumber = numbers[d.destination] ?? 0
         let tableName = "Z_\(sourceNumber)\(r.name.uppercased())"
-        let sourceColumn = unique("Z_\(sourceNumber)" + joinColumnBase(r.inverseEntity, d.inverse, owner: owner, propertyNames: propertyNames), tableName)
+        let sourceColumn = unique(
+            "Z_\(sourceNumber)"
+                + joinColumnBase(r.inverseEntity, d.inverse, owner: owner, propertyNames: propertyNames), tableName)
         let destinationColumn = unique(
-            given ?? "Z_\(destinationNumber)" + joinColumnBase(owner, r.name, owner: owner, propertyNames: propertyNames),
+            given ?? "Z_\(destinationNumber)"
+                + joinColumnBase(owner, r.name, owner: owner, propertyNames: propertyNames),
             tableName)
         var columns: [StorageLayout.Column] = [
             .init(name: sourceColumn, type: "INTEGER", role: .joinKey(entity: owner, relationship: d.inverse ?? "")),
-            .init(name: destinationColumn, type: "INTEGER", role: .joinKey(entity: d.destination, relationship: r.name)),
+            .init(
+                name: destinationColumn, type: "INTEGER", role: .joinKey(entity: d.destination, relationship: r.name)),
         ]
         if d.keepsOrder {
             columns.append(
@@ -476,13 +525,17 @@ struct LayoutBuilder {
                     name: unique("Z_FOK_" + sourceColumn.dropFirst(2), tableName), type: "INTEGER",
                     role: .order(entity: inverseOwner, relationship: inverseName)))
         }
-        return .init(name: tableName, entity: owner, joinRelationship: "\(owner).\(r.name)", columns: columns, primaryKey: [sourceColumn, destinationColumn])
+        return .init(
+            name: tableName, entity: owner, joinRelationship: "\(owner).\(r.name)", columns: columns,
+            primaryKey: [sourceColumn, destinationColumn])
     }
 
     /// A join column's name after its `Z_<n>`: the relationship's column name in its
     /// entity's table (suffix included), or the owner's name for a relationship
     /// without an inverse.
-    func joinColumnBase(_ entity: String?, _ property: String?, owner: String, propertyNames: [String: String]) -> String {
+    func joinColumnBase(_ entity: String?, _ property: String?, owner: String, propertyNames: [String: String])
+        -> String
+    {
         guard let entity, let property else { return owner.uppercased() }
         return String((propertyNames["\(entity).\(property)"] ?? "Z" + property.uppercased()).dropFirst())
     }
@@ -501,7 +554,9 @@ struct LayoutBuilder {
         return names
     }
 
-    func columnName(for property: String, of entity: CompiledEntity, columnOfRole: [StorageLayout.Role: String]) -> String? {
+    func columnName(for property: String, of entity: CompiledEntity, columnOfRole: [StorageLayout.Role: String])
+        -> String?
+    {
         if let a = entity.attribute(named: property) {
             return columnOfRole[.attribute(entity: a.declaredIn, property: property)]
         }

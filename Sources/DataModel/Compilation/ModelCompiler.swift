@@ -26,7 +26,11 @@ public enum ModelCompiler {
         var children: [String: [String]] = [:]
         var roots: [String] = []
         for entity in entities {
-            if let parent = entity.parent { children[parent, default: []].append(entity.name) } else { roots.append(entity.name) }
+            if let parent = entity.parent {
+                children[parent, default: []].append(entity.name)
+            } else {
+                roots.append(entity.name)
+            }
         }
         // Core Data compares names without regard to case (AddressBook's model numbers
         // ABCDUnknownProperty before ABCDURLAddress); code units break ties.
@@ -83,7 +87,9 @@ public enum ModelCompiler {
 
         /// The relationship named `name` that entity `entity` sees, with the entity declaring it.
         func relationship(_ name: String, on entity: String) -> (RelationshipDescription, String)? {
-            guard let i = hierarchy.index[entity], let found = visibility.declaration(of: name, seenFrom: i), found.isRelationship else { return nil }
+            guard let i = hierarchy.index[entity], let found = visibility.declaration(of: name, seenFrom: i),
+                found.isRelationship
+            else { return nil }
             let owner = version.entities[found.entity]
             return (owner.relationships[found.position], owner.name)
         }
@@ -104,7 +110,8 @@ public enum ModelCompiler {
         }
 
         func isOwnInverse(_ relationship: RelationshipDescription, declaredIn owner: Int) -> Bool {
-            guard relationship.inverse == relationship.name, let destination = hierarchy.index[relationship.destination] else { return false }
+            guard relationship.inverse == relationship.name, let destination = hierarchy.index[relationship.destination]
+            else { return false }
             return hierarchy.isAncestorOrSelf(owner, of: destination)
         }
 
@@ -137,14 +144,20 @@ public enum ModelCompiler {
                 // Parents come first in `preorder`, so the parent's hash is known.
                 var properties: [(name: String, hash: VersionHash)] = []
                 properties.reserveCapacity(allAttributes[i].count + allRelationships[i].count)
-                for a in allAttributes[i] where !a.declaration.isTransient { properties.append((a.name, a.versionHash)) }
-                for r in allRelationships[i] where !r.declaration.isTransient { properties.append((r.name, r.versionHash)) }
+                for a in allAttributes[i] where !a.declaration.isTransient {
+                    properties.append((a.name, a.versionHash))
+                }
+                for r in allRelationships[i] where !r.declaration.isTransient {
+                    properties.append((r.name, r.versionHash))
+                }
                 hashes[i] = VersionHasher.hashEntity(
                     name: entity.name, isAbstract: entity.isAbstract, parentHash: parent.flatMap { hashes[$0] },
                     properties: properties, hashModifier: entity.hashModifier,
                     uniqueness: entity.uniqueness.map(\.properties))
             }
-            let sortedIndexes = compiledOrder.sorted { entities[$0].name.utf16.lexicographicallyPrecedes(entities[$1].name.utf16) }
+            let sortedIndexes = compiledOrder.sorted {
+                entities[$0].name.utf16.lexicographicallyPrecedes(entities[$1].name.utf16)
+            }
             var compiled: [CompiledEntity] = []
             compiled.reserveCapacity(sortedIndexes.count)
             for i in sortedIndexes {
@@ -152,7 +165,8 @@ public enum ModelCompiler {
                 compiled.append(
                     CompiledEntity(
                         name: entity.name, parent: entity.parent, root: entities[hierarchy.root[i]].name,
-                        subentities: ModelCompiler.sortedByCodeUnits(hierarchy.children[i].map { entities[$0].name }, name: { $0 }),
+                        subentities: ModelCompiler.sortedByCodeUnits(
+                            hierarchy.children[i].map { entities[$0].name }, name: { $0 }),
                         isAbstract: entity.isAbstract,
                         attributes: ModelCompiler.sortedByCodeUnits(allAttributes[i], name: \.name),
                         relationships: ModelCompiler.sortedByCodeUnits(allRelationships[i], name: \.name),
@@ -164,7 +178,8 @@ public enum ModelCompiler {
             let (layout, tables, indexes) = LayoutBuilder(entities: compiled).buildTracingOrigins()
             let version = CompiledVersion(
                 model: version.model, version: version.version, identifier: version.identifier,
-                entities: compiled, versionHashes: versionHashes, versionHashesDigest: VersionHasher.digest(versionHashes),
+                entities: compiled, versionHashes: versionHashes,
+                versionHashesDigest: VersionHasher.digest(versionHashes),
                 layoutHash: LayoutHash.compute(compiled), layout: layout, file: version.file,
                 mappedFrom: version.mappedFrom.isEmpty ? nil : version.mappedFrom)
             return (version, tables, indexes)
@@ -191,15 +206,27 @@ enum LayoutHash {
                 lines.append(
                     "  attribute \(field(a.name)) \(a.type.rawValue) indexed=\(a.isIndexed) transient=\(a.isTransient) "
                         + "default=\(field(a.defaultValue.map(tagged))) renamedFrom=\(field(a.renamedFrom)) "
-                        + "transformer=\(field(a.transformer)) min=\(field(a.minimum.map(tagged))) max=\(field(a.maximum.map(tagged)))")
+                            + """
+                            transformer=\(field(a.transformer)) min=\(field(a.minimum.map(tagged))) \
+                            max=\(field(a.maximum.map(tagged)))
+                            """
+                )
             }
             for relationship in entity.relationships where relationship.declaredIn == entity.name {
                 let r = relationship.declaration
-                lines.append("  relationship \(field(r.name)) deleteRule=\(r.deleteRule.rawValue) renamedFrom=\(field(r.renamedFrom))")
+                lines.append(
+                    """
+                      relationship \(field(r.name)) deleteRule=\(r.deleteRule.rawValue) \
+                    renamedFrom=\(field(r.renamedFrom))
+                    """
+                )
             }
             for index in entity.indexes {
                 let elements = index.elements.map { element in
-                    "\(field(element.property))\(element.expression.map { " expr=" + field($0) } ?? "")\(element.isDescending ? " desc" : "")"
+                    """
+                    \(field(element.property))\(element.expression.map { " expr=" + field($0) } ?? "")\
+                    \(element.isDescending ? " desc" : "")
+                    """
                 }
                 lines.append("  index \(field(index.name)) \(elements.joined(separator: ","))")
             }

@@ -77,7 +77,12 @@ extension StorageLayout {
                 case 0:
                     problems.append("\(table.name) has no column \(column.name)")
                 default:
-                    problems.append("\(table.name) has no column \(column.name), and \(candidates.joined(separator: ", ")) could each be it")
+                    problems.append(
+                        """
+                        \(table.name) has no column \(column.name), and \(candidates.joined(separator: ", ")) could \
+                        each be it
+                        """
+                    )
                 }
             }
             guard !renames.isEmpty else { continue }
@@ -95,7 +100,8 @@ extension StorageLayout {
                 used.insert(same.name)
                 indexes.append(same)
             } else if let equivalent = storedIndexes.first(where: { stored in
-                !used.contains(stored.name) && stored.hasDefinition(of: index) && !computed.contains { $0.name == stored.name }
+                !used.contains(stored.name) && stored.hasDefinition(of: index)
+                    && !computed.contains { $0.name == stored.name }
             }) {
                 used.insert(equivalent.name)
                 indexes.append(equivalent)
@@ -123,7 +129,9 @@ extension StorageLayout {
                 names.insert(index.name)
                 continue
             }
-            if let stored = source.indexes.first(where: { $0.hasDefinition(of: index) && !computedNames.contains($0.name) && !names.contains($0.name) }) {
+            if let stored = source.indexes.first(where: {
+                $0.hasDefinition(of: index) && !computedNames.contains($0.name) && !names.contains($0.name)
+            }) {
                 layout.indexes[position].name = stored.name
                 names.insert(stored.name)
             }
@@ -147,7 +155,9 @@ extension StorageLayout {
 extension StorageLayout.Table {
     /// Renames columns (old name → new name), in the primary key too.
     mutating func renameColumns(_ renames: [String: String]) {
-        for position in columns.indices { columns[position].name = renames[columns[position].name] ?? columns[position].name }
+        for position in columns.indices {
+            columns[position].name = renames[columns[position].name] ?? columns[position].name
+        }
         primaryKey = primaryKey.map { renames[$0] ?? $0 }
     }
 }

@@ -112,7 +112,8 @@ package struct StorageLayout: Sendable, Hashable, Codable {
         let r = relationship.declaration
         let own = "\(relationship.declaredIn).\(r.name)"
         let inverse = relationship.inverseEntity.flatMap { owner in r.inverse.map { "\(owner).\($0)" } }
-        for table in tables where table.joinRelationship == own || (inverse != nil && table.joinRelationship == inverse) {
+        for table in tables where table.joinRelationship == own || (inverse != nil && table.joinRelationship == inverse)
+        {
             guard table.columns.count >= 2 else { continue }
             let first = table.columns[0].name, second = table.columns[1].name
             return table.joinRelationship == own ? (table, first, second) : (table, second, first)
@@ -135,7 +136,9 @@ package struct StorageLayout: Sendable, Hashable, Codable {
             role = .toManyKey(entity: relationship.declaredIn, relationship: r.name)
         }
         guard let column = table.column(for: role) else { return nil }
-        return (table, column.name, table.column(for: .order(entity: relationship.declaredIn, relationship: r.name))?.name)
+        return (
+            table, column.name, table.column(for: .order(entity: relationship.declaredIn, relationship: r.name))?.name
+        )
     }
 
     /// The table storing an entity's rows (its root's table).

@@ -49,7 +49,8 @@ package enum VersionHasher {
     /// - Parameter leaves: the flattened non-composite elements.
     public static func hashComposite(leaves: [AttributeDescription]) -> VersionHash {
         var buffer = Buffer()
-        for leaf in leaves.sorted(by: { $0.name.utf16.lexicographicallyPrecedes($1.name.utf16) }) where !leaf.isTransient {
+        for leaf in leaves.sorted(by: { $0.name.utf16.lexicographicallyPrecedes($1.name.utf16) })
+        where !leaf.isTransient {
             buffer.append(hash(leaf).bytes)
         }
         return VersionHash(bytes: buffer.sha256)
@@ -87,7 +88,9 @@ package enum VersionHasher {
             buffer.append(property.hash.bytes)
         }
         buffer.append(hashModifier)
-        for constraint in uniqueness.map({ $0.joined(separator: ".") }).sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+        for constraint in uniqueness.map({ $0.joined(separator: ".") }).sorted(by: {
+            $0.utf8.lexicographicallyPrecedes($1.utf8)
+        }) {
             buffer.append(constraint)
         }
         return VersionHash(bytes: buffer.sha256)

@@ -24,7 +24,8 @@ package enum Identifier {
     }
 
     /// What `isPropertyName` asks, for messages.
-    package static let propertyNameRule = "not a valid property name (ASCII letters, digits and '_', starting with a letter)"
+    package static let propertyNameRule =
+        "not a valid property name (ASCII letters, digits and '_', starting with a letter)"
 
     /// True for a property name Core Data accepts but its conventions do not (`Box`).
     package static func startsUppercase(_ text: String) -> Bool {

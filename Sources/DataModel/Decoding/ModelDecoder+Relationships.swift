@@ -1,6 +1,8 @@
 /// One relationship of an entity in a version file.
 extension ModelDecoder {
-    mutating func decodeRelationship(entity: String, name: String, keyNode: YAMLNode, value: YAMLNode) -> RelationshipDescription? {
+    mutating func decodeRelationship(entity: String, name: String, keyNode: YAMLNode, value: YAMLNode)
+        -> RelationshipDescription?
+    {
         let subject = "relationship '\(entity).\(name)'"
         checkPropertyName(name, subject: subject, at: keyNode)
         guard let pairs = reader.mapping(value, subject: subject, allowed: Self.relationshipKeys) else { return nil }
@@ -34,7 +36,8 @@ extension ModelDecoder {
                     let names = DeleteRule.allCases.map(\.rawValue)
                     reader.error(
                         "\(subject): unknown delete rule '\(text)'", at: node,
-                        hint: Suggestions.hint(for: text, in: names) ?? "delete rules are: \(names.joined(separator: ", "))")
+                        hint: Suggestions.hint(for: text, in: names)
+                            ?? "delete rules are: \(names.joined(separator: ", "))")
                 }
             case "optional": relationship.isOptional = reader.bool(node, subject: "\(subject): optional") ?? true
             case "transient": relationship.isTransient = reader.bool(node, subject: "\(subject): transient") ?? false
@@ -54,13 +57,19 @@ extension ModelDecoder {
         // Core Data hashes it (Docs/Xcode.md); it orders nothing, so it is kept as written.
         _ = orderedNode
         if !relationship.isToMany, let maxCount = relationship.maxCount, maxCount != 1, let maxCountNode {
-            reader.error("\(subject): a to-one relationship has maxCount 1, found \(maxCount)", at: maxCountNode, hint: "add `toMany: true`")
+            reader.error(
+                "\(subject): a to-one relationship has maxCount 1, found \(maxCount)", at: maxCountNode,
+                hint: "add `toMany: true`")
         }
         if relationship.isOneWay, let inverse = relationship.inverse, let noInverseNode {
-            reader.error("\(subject): noInverse: true, and it names the inverse '\(inverse)'", at: noInverseNode, hint: "keep one of the two")
+            reader.error(
+                "\(subject): noInverse: true, and it names the inverse '\(inverse)'", at: noInverseNode,
+                hint: "keep one of the two")
         }
-        if let minCount = relationship.minCount, let maxCount = relationship.maxCount, maxCount > 0, minCount > maxCount {
-            reader.error("\(subject): minCount \(minCount) is greater than maxCount \(maxCount)", at: maxCountNode ?? keyNode)
+        if let minCount = relationship.minCount, let maxCount = relationship.maxCount, maxCount > 0, minCount > maxCount
+        {
+            reader.error(
+                "\(subject): minCount \(minCount) is greater than maxCount \(maxCount)", at: maxCountNode ?? keyNode)
         }
         return relationship
     }

@@ -3,7 +3,8 @@
 /// the validator's).
 struct ModelDecoder {
     static let versionKeys = [
-        "model", "version", "identifier", "entities", "xcode", "syncable", "userInfo", "fetchRequests", "configurations",
+        "model", "version", "identifier", "entities", "xcode", "syncable", "userInfo", "fetchRequests",
+        "configurations",
         "composites", "xcodeVersion", "mappedFrom",
     ]
     static let entityKeys = [
@@ -108,7 +109,9 @@ struct ModelDecoder {
     private mutating func decodeModelName(_ value: YAMLNode) -> String? {
         guard let name = reader.string(value, subject: "model") else { return nil }
         guard Identifier.isModelName(name) else {
-            reader.error("model: '\(name)' is not a valid model name (letters, digits, '_' and '-', starting with a letter)", at: value)
+            reader.error(
+                "model: '\(name)' is not a valid model name (letters, digits, '_' and '-', starting with a letter)",
+                at: value)
             return nil
         }
         return name
@@ -138,11 +141,15 @@ struct ModelDecoder {
     /// the Xcode bundle it came from (Docs/Xcode.md).
     private mutating func decodeXcodeVersion(_ node: YAMLNode) -> (name: String?, current: Bool) {
         var result: (name: String?, current: Bool) = (nil, false)
-        guard let pairs = reader.mapping(node, subject: "xcodeVersion", allowed: ["name", "current"]) else { return result }
+        guard let pairs = reader.mapping(node, subject: "xcodeVersion", allowed: ["name", "current"]) else {
+            return result
+        }
         for (key, _, value) in pairs {
             if key == "name", let name = reader.string(value, subject: "xcodeVersion: name") {
                 if name.isEmpty || name.contains("/") || name.hasPrefix(".") {
-                    reader.error("xcodeVersion: name: '\(name)' cannot name a folder (no '/', not empty, not starting with '.')", at: value)
+                    reader.error(
+                        "xcodeVersion: name: '\(name)' cannot name a folder (no '/', not empty, not starting with '.')",
+                        at: value)
                 } else {
                     result.name = name
                 }
@@ -159,7 +166,12 @@ struct ModelDecoder {
         for (name, keyNode, body) in pairs {
             let subject = "composite '\(name)'"
             if !Identifier.isEntityName(name) {
-                reader.error("\(subject): not a valid composite name (ASCII letters, digits and '_', starting with an uppercase letter)", at: keyNode)
+                reader.error(
+                    """
+                    \(subject): not a valid composite name (ASCII letters, digits and '_', starting with an uppercase \
+                    letter)
+                    """,
+                    at: keyNode)
             }
             var composite = CompositeDescription(name: name, location: keyNode.location)
             if body.isNull {
@@ -170,8 +182,12 @@ struct ModelDecoder {
             for (key, _, value) in fields {
                 switch key {
                 case "attributes":
-                    guard let attributes = reader.mapping(value, subject: "\(subject): attributes", allowed: []) else { break }
-                    composite.attributes = attributes.compactMap { decodeAttribute(entity: name, name: $0.key, keyNode: $0.keyNode, value: $0.value) }
+                    guard let attributes = reader.mapping(value, subject: "\(subject): attributes", allowed: []) else {
+                        break
+                    }
+                    composite.attributes = attributes.compactMap {
+                        decodeAttribute(entity: name, name: $0.key, keyNode: $0.keyNode, value: $0.value)
+                    }
                 case "userInfo": composite.xcode.userInfo = decodeUserInfo(value, subject: "\(subject): userInfo")
                 case "xcode": decodeXcodeAttributes(value, subject: "\(subject): xcode", into: &composite.xcode)
                 default: break
@@ -193,7 +209,11 @@ struct ModelDecoder {
     private mutating func decodeEntity(name: String, keyNode: YAMLNode, body: YAMLNode) -> EntityDescription? {
         let subject = "entity '\(name)'"
         if !Identifier.isEntityName(name) {
-            reader.error("\(subject): not a valid entity name (ASCII letters, digits and '_', starting with an uppercase letter)", at: keyNode)
+            reader.error(
+                """
+                \(subject): not a valid entity name (ASCII letters, digits and '_', starting with an uppercase letter)
+                """,
+                at: keyNode)
         }
         var entity = EntityDescription(name: name, location: keyNode.location)
         guard let pairs = reader.mapping(body, subject: subject, allowed: Self.entityKeys) else { return entity }
@@ -204,11 +224,18 @@ struct ModelDecoder {
             case "abstract":
                 entity.isAbstract = reader.bool(value, subject: "\(subject): abstract") ?? false
             case "attributes":
-                guard let attributes = reader.mapping(value, subject: "\(subject): attributes", allowed: []) else { break }
-                entity.attributes = attributes.compactMap { decodeAttribute(entity: name, name: $0.key, keyNode: $0.keyNode, value: $0.value) }
+                guard let attributes = reader.mapping(value, subject: "\(subject): attributes", allowed: []) else {
+                    break
+                }
+                entity.attributes = attributes.compactMap {
+                    decodeAttribute(entity: name, name: $0.key, keyNode: $0.keyNode, value: $0.value)
+                }
             case "relationships":
-                guard let relationships = reader.mapping(value, subject: "\(subject): relationships", allowed: []) else { break }
-                entity.relationships = relationships.compactMap { decodeRelationship(entity: name, name: $0.key, keyNode: $0.keyNode, value: $0.value) }
+                guard let relationships = reader.mapping(value, subject: "\(subject): relationships", allowed: [])
+                else { break }
+                entity.relationships = relationships.compactMap {
+                    decodeRelationship(entity: name, name: $0.key, keyNode: $0.keyNode, value: $0.value)
+                }
             case "uniqueness":
                 entity.uniqueness = decodeUniqueness(value, subject: "\(subject): uniqueness")
             case "indexes":
@@ -248,7 +275,9 @@ struct ModelDecoder {
     /// `userInfo: { key: value }`, in order.
     mutating func decodeUserInfo(_ node: YAMLNode, subject: String) -> [XcodeSettings.Entry] {
         guard let pairs = reader.mapping(node, subject: subject, allowed: []) else { return [] }
-        return pairs.compactMap { key, _, value in reader.text(value, subject: "\(subject): \(key)").map { XcodeSettings.Entry(key, $0) } }
+        return pairs.compactMap { key, _, value in
+            reader.text(value, subject: "\(subject): \(key)").map { XcodeSettings.Entry(key, $0) }
+        }
     }
 
     /// Fetched properties, fetch requests, configurations: `name: { attribute: text,
@@ -271,7 +300,9 @@ struct ModelDecoder {
                     // `entities: [A, B]`: a configuration's `<memberEntity name="A"/>`s.
                     let tag = key == "entities" ? "memberEntity" : key
                     for item in reader.sequence(value, subject: place) ?? [] {
-                        if let member = reader.string(item, subject: place) { element.children.append(.init(tag: tag, attributes: [.init("name", member)])) }
+                        if let member = reader.string(item, subject: place) {
+                            element.children.append(.init(tag: tag, attributes: [.init("name", member)]))
+                        }
                     }
                 case .scalar:
                     if let text = reader.text(value, subject: place) { element.settings[key] = text }
@@ -303,7 +334,9 @@ struct ModelDecoder {
     }
 
     /// `name: string` or `name: string?`: a type and nothing else.
-    private mutating func decodeShortAttribute(name: String, subject: String, keyNode: YAMLNode, value: YAMLNode) -> AttributeDescription? {
+    private mutating func decodeShortAttribute(name: String, subject: String, keyNode: YAMLNode, value: YAMLNode)
+        -> AttributeDescription?
+    {
         guard let (type, optional) = parseType(value, subject: subject) else { return nil }
         if type == .composite {
             reader.error(
@@ -314,7 +347,9 @@ struct ModelDecoder {
         return AttributeDescription(name: name, type: type, isOptional: optional, location: keyNode.location)
     }
 
-    private mutating func decodeAttribute(entity: String, name: String, keyNode: YAMLNode, value: YAMLNode) -> AttributeDescription? {
+    private mutating func decodeAttribute(entity: String, name: String, keyNode: YAMLNode, value: YAMLNode)
+        -> AttributeDescription?
+    {
         let subject = "attribute '\(entity).\(name)'"
         checkPropertyName(name, subject: subject, at: keyNode)
         // Short form: `name: string` or `name: string?`.
@@ -329,7 +364,8 @@ struct ModelDecoder {
             return nil
         }
         guard let (type, optionalFromType) = parseType(typePair.value, subject: subject) else { return nil }
-        var attribute = AttributeDescription(name: name, type: type, isOptional: optionalFromType, location: keyNode.location)
+        var attribute = AttributeDescription(
+            name: name, type: type, isOptional: optionalFromType, location: keyNode.location)
         var defaultNode: YAMLNode?
         var limitNodes: [(String, YAMLNode)] = []
         for (key, keyNode, node) in pairs {
@@ -337,7 +373,8 @@ struct ModelDecoder {
             case "optional":
                 if let flag = reader.bool(node, subject: "\(subject): optional") {
                     if optionalFromType, !flag {
-                        reader.error("\(subject): 'optional: false' contradicts the type '\(type.rawValue)?'", at: keyNode)
+                        reader.error(
+                            "\(subject): 'optional: false' contradicts the type '\(type.rawValue)?'", at: keyNode)
                     }
                     attribute.isOptional = flag || optionalFromType
                 }
@@ -346,31 +383,8 @@ struct ModelDecoder {
             case "indexed": attribute.isIndexed = reader.bool(node, subject: "\(subject): indexed") ?? false
             case "renamedFrom": attribute.renamedFrom = reader.string(node, subject: "\(subject): renamedFrom")
             case "hashModifier": attribute.hashModifier = reader.string(node, subject: "\(subject): hashModifier")
-            case "externalStorage":
-                attribute.allowsExternalStorage = reader.bool(node, subject: "\(subject): externalStorage") ?? false
-                if attribute.allowsExternalStorage, type != .binary {
-                    reader.error("\(subject): externalStorage applies to binary attributes only, not \(type.rawValue)", at: keyNode)
-                }
-            case "preserveAfterDeletion":
-                attribute.preservesValueInHistoryOnDeletion = reader.bool(node, subject: "\(subject): preserveAfterDeletion") ?? false
-            case "transformer":
-                attribute.transformer = reader.string(node, subject: "\(subject): transformer")
-                if type != .transformable {
-                    reader.error("\(subject): transformer applies to transformable attributes only, not \(type.rawValue)", at: keyNode)
-                }
             case "min", "max": limitNodes.append((key, node))
-            case "scalar":
-                attribute.xcode["usesScalarValueType"] = reader.bool(node, subject: "\(subject): scalar").map { $0 ? "YES" : "NO" }
-            case "className": attribute.xcode["customClassName"] = reader.text(node, subject: "\(subject): className")
-            case "syncable": attribute.xcode.syncable = reader.bool(node, subject: "\(subject): syncable")
-            case "userInfo": attribute.xcode.userInfo = decodeUserInfo(node, subject: "\(subject): userInfo")
-            case "xcode": decodeXcodeAttributes(node, subject: "\(subject): xcode", into: &attribute.xcode)
-            case "composite":
-                attribute.composite = reader.string(node, subject: "\(subject): composite")
-                if type != .composite {
-                    reader.error("\(subject): composite applies to composite attributes only, not \(type.rawValue)", at: keyNode)
-                }
-            default: break
+            default: decodeAttributeDetail(key, node, keyNode: keyNode, subject: subject, into: &attribute)
             }
         }
         if type == .composite, attribute.composite == nil, !pairs.contains(where: { $0.key == "composite" }) {
@@ -387,6 +401,49 @@ struct ModelDecoder {
         }
         checkLimits(attribute, subject: subject, defaultNode: defaultNode)
         return attribute
+    }
+
+    /// An attribute's keys beyond its type, optionality, default, limits and
+    /// the ones every property has: storage, history, transformer, composite, and
+    /// what only Xcode reads.
+    private mutating func decodeAttributeDetail(
+        _ key: String, _ node: YAMLNode, keyNode: YAMLNode, subject: String, into attribute: inout AttributeDescription
+    ) {
+        let type = attribute.type
+        switch key {
+        case "externalStorage":
+            attribute.allowsExternalStorage = reader.bool(node, subject: "\(subject): externalStorage") ?? false
+            if attribute.allowsExternalStorage, type != .binary {
+                reader.error(
+                    "\(subject): externalStorage applies to binary attributes only, not \(type.rawValue)",
+                    at: keyNode)
+            }
+        case "preserveAfterDeletion":
+            attribute.preservesValueInHistoryOnDeletion =
+                reader.bool(node, subject: "\(subject): preserveAfterDeletion") ?? false
+        case "transformer":
+            attribute.transformer = reader.string(node, subject: "\(subject): transformer")
+            if type != .transformable {
+                reader.error(
+                    "\(subject): transformer applies to transformable attributes only, not \(type.rawValue)",
+                    at: keyNode)
+            }
+        case "scalar":
+            attribute.xcode["usesScalarValueType"] = reader.bool(node, subject: "\(subject): scalar").map {
+                $0 ? "YES" : "NO"
+            }
+        case "className": attribute.xcode["customClassName"] = reader.text(node, subject: "\(subject): className")
+        case "syncable": attribute.xcode.syncable = reader.bool(node, subject: "\(subject): syncable")
+        case "userInfo": attribute.xcode.userInfo = decodeUserInfo(node, subject: "\(subject): userInfo")
+        case "xcode": decodeXcodeAttributes(node, subject: "\(subject): xcode", into: &attribute.xcode)
+        case "composite":
+            attribute.composite = reader.string(node, subject: "\(subject): composite")
+            if type != .composite {
+                reader.error(
+                    "\(subject): composite applies to composite attributes only, not \(type.rawValue)", at: keyNode)
+            }
+        default: break
+        }
     }
 
     private mutating func parseType(_ node: YAMLNode, subject: String) -> (AttributeType, Bool)? {
@@ -479,7 +536,9 @@ struct ModelDecoder {
                 guard let pairs = reader.mapping(item, subject: subject, allowed: Self.indexKeys) else { continue }
                 for (key, _, value) in pairs {
                     if key == "name" { name = reader.string(value, subject: "\(subject): name") }
-                    if key == "properties" { elementNodes = reader.sequence(value, subject: "\(subject): properties") ?? [] }
+                    if key == "properties" {
+                        elementNodes = reader.sequence(value, subject: "\(subject): properties") ?? []
+                    }
                     if key == "compound" { compound = reader.bool(value, subject: "\(subject): compound") ?? false }
                 }
                 if !pairs.contains(where: { $0.key == "properties" }) {
@@ -490,35 +549,7 @@ struct ModelDecoder {
             var elements: [IndexDescription.Element] = []
             for elementNode in elementNodes {
                 if case .mapping = elementNode.content {
-                    guard let pairs = reader.mapping(elementNode, subject: subject, allowed: Self.indexElementKeys) else { continue }
-                    var property: String?
-                    var expression: String?
-                    var expressionType: String?
-                    var descending = false
-                    for (key, _, value) in pairs {
-                        if key == "property" { property = reader.string(value, subject: "\(subject): property") }
-                        if key == "expression" { expression = reader.string(value, subject: "\(subject): expression") }
-                        if key == "expressionType" { expressionType = reader.string(value, subject: "\(subject): expressionType") }
-                        if key == "order", let order = reader.string(value, subject: "\(subject): order") {
-                            switch order {
-                            case "ascending": descending = false
-                            case "descending": descending = true
-                            default: reader.error("\(subject): order must be ascending or descending, found '\(order)'", at: value)
-                            }
-                        }
-                    }
-                    if property != nil, expression != nil {
-                        reader.error("\(subject): an index element has a property or an expression, not both", at: elementNode)
-                    } else if let property {
-                        elements.append(.init(property: property, isDescending: descending, location: elementNode.location))
-                    } else if let expression {
-                        elements.append(
-                            .init(
-                                property: IndexDescription.Element.keyPath(of: expression) ?? "", isDescending: descending,
-                                location: elementNode.location, expression: expression, expressionType: expressionType))
-                    } else if !pairs.isEmpty {
-                        reader.error("\(subject): an index element needs a property or an expression", at: elementNode)
-                    }
+                    if let element = decodeIndexElement(elementNode, subject: subject) { elements.append(element) }
                 } else if let property = reader.string(elementNode, subject: subject) {
                     elements.append(.init(property: property, isDescending: false, location: elementNode.location))
                 }
@@ -531,10 +562,53 @@ struct ModelDecoder {
                 "by" + elements.map { $0.property.prefix(1).uppercased() + $0.property.dropFirst() }.joined()
                 + (elements.contains { $0.expression != nil && $0.property.isEmpty } ? "Expression" : "")
             if let name, !Identifier.isIndexName(name) {
-                reader.error("\(subject): '\(name)' is not a valid index name (ASCII letters, digits and '_')", at: item)
+                reader.error(
+                    "\(subject): '\(name)' is not a valid index name (ASCII letters, digits and '_')", at: item)
             }
-            result.append(IndexDescription(name: name ?? generated, isCompound: compound, elements: elements, location: item.location))
+            result.append(
+                IndexDescription(
+                    name: name ?? generated, isCompound: compound, elements: elements, location: item.location))
         }
         return result
+    }
+
+    /// One index element written as a mapping: `{ property: p, order: descending }` or
+    /// `{ expression: "…", expressionType: … }`.
+    private mutating func decodeIndexElement(_ elementNode: YAMLNode, subject: String) -> IndexDescription.Element? {
+        guard let pairs = reader.mapping(elementNode, subject: subject, allowed: Self.indexElementKeys)
+        else { return nil }
+        var property: String?
+        var expression: String?
+        var expressionType: String?
+        var descending = false
+        for (key, _, value) in pairs {
+            if key == "property" { property = reader.string(value, subject: "\(subject): property") }
+            if key == "expression" { expression = reader.string(value, subject: "\(subject): expression") }
+            if key == "expressionType" {
+                expressionType = reader.string(value, subject: "\(subject): expressionType")
+            }
+            if key == "order", let order = reader.string(value, subject: "\(subject): order") {
+                switch order {
+                case "ascending": descending = false
+                case "descending": descending = true
+                default:
+                    reader.error(
+                        "\(subject): order must be ascending or descending, found '\(order)'", at: value)
+                }
+            }
+        }
+        if property != nil, expression != nil {
+            reader.error(
+                "\(subject): an index element has a property or an expression, not both", at: elementNode)
+        } else if let property {
+            return .init(property: property, isDescending: descending, location: elementNode.location)
+        } else if let expression {
+            return .init(
+                property: IndexDescription.Element.keyPath(of: expression) ?? "", isDescending: descending,
+                location: elementNode.location, expression: expression, expressionType: expressionType)
+        } else if !pairs.isEmpty {
+            reader.error("\(subject): an index element needs a property or an expression", at: elementNode)
+        }
+        return nil
     }
 }

@@ -19,7 +19,9 @@ package struct NodeReader {
     }
 
     /// The pairs of a mapping (null counts as empty), reporting unknown keys.
-    package mutating func mapping(_ node: YAMLNode, subject: String, allowed: [String]) -> [(key: String, keyNode: YAMLNode, value: YAMLNode)]? {
+    package mutating func mapping(_ node: YAMLNode, subject: String, allowed: [String]) -> [(
+        key: String, keyNode: YAMLNode, value: YAMLNode
+    )]? {
         if node.isNull { return [] }
         guard let pairs = node.mappingPairs else {
             error("\(subject): expected a mapping, found \(describe(node))", at: node)
@@ -39,7 +41,8 @@ package struct NodeReader {
             if !allowed.isEmpty, !allowed.contains(key) {
                 error(
                     "\(subject): unknown key '\(key)'", at: pair.key,
-                    hint: Suggestions.hint(for: key, in: allowed) ?? "expected one of: \(allowed.joined(separator: ", "))")
+                    hint: Suggestions.hint(for: key, in: allowed)
+                        ?? "expected one of: \(allowed.joined(separator: ", "))")
                 continue
             }
             result.append((key, pair.key, pair.value))

@@ -38,7 +38,8 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
     // What only Xcode reads is not part of the encoded form (a store's model cache):
     // caches written before it existed stay readable, and it changes no compiled fact.
     enum CodingKeys: String, CodingKey {
-        case name, type, isOptional, isTransient, isIndexed, defaultValue, renamedFrom, hashModifier, allowsExternalStorage
+        case name, type, isOptional, isTransient, isIndexed, defaultValue, renamedFrom, hashModifier,
+            allowsExternalStorage
         case preservesValueInHistoryOnDeletion, transformer, minimum, maximum, location
     }
 

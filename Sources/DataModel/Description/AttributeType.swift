@@ -1,6 +1,7 @@
 /// The type of an attribute, as written in a model file.
 public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
-    case integer16, integer32, integer64, decimal, double, float, string, boolean, date, binary, uuid, uri, transformable
+    case integer16, integer32, integer64, decimal, double, float, string, boolean, date, binary, uuid, uri,
+        transformable
     /// Xcode 15's composite attribute (`NSCompositeAttributeDescription`): a named group of
     /// attributes declared once per version (`composites:`), kept and hashed but not
     /// stored by this toolkit (Docs/Xcode.md, "Composite attributes").

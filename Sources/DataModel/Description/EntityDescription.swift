@@ -17,7 +17,10 @@ public struct IndexDescription: Sendable, Hashable, Codable {
         public var expressionType: String?
 
         /// Creates an element.
-        public init(property: String, isDescending: Bool, location: SourceLocation, expression: String? = nil, expressionType: String? = nil) {
+        public init(
+            property: String, isDescending: Bool, location: SourceLocation, expression: String? = nil,
+            expressionType: String? = nil
+        ) {
             self.property = property
             self.isDescending = isDescending
             self.location = location
@@ -89,7 +92,8 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     // What only Xcode reads is not part of the encoded form (a store's model cache):
     // caches written before it existed stay readable, and it changes no compiled fact.
     enum CodingKeys: String, CodingKey {
-        case name, parent, isAbstract, attributes, relationships, uniqueness, indexes, renamedFrom, hashModifier, location
+        case name, parent, isAbstract, attributes, relationships, uniqueness, indexes, renamedFrom, hashModifier,
+            location
     }
 
     /// Creates an entity description.

@@ -39,7 +39,9 @@ public struct DiagnosticRenderer: Sendable {
                     printable.unicodeScalars.append(scalar.value < 0x20 && scalar != "\t" ? "?" : scalar)
                 }
                 lines.append("    " + printable)
-                let pad = line.unicodeScalars.prefix(min(400, max(0, location.column - 1))).map { $0 == "\t" ? "\t" : " " }
+                let pad = line.unicodeScalars.prefix(min(400, max(0, location.column - 1))).map {
+                    $0 == "\t" ? "\t" : " "
+                }
                 lines.append("    " + pad.joined() + "^")
             }
         }

@@ -54,14 +54,19 @@ struct PropertyVisibility {
                 let entity = entities[i]
                 undoMarks.append(undo.count)
                 // Ancestors only: an entity's own duplicates are the validator's.
-                for a in entity.attributes { if let ancestor = nearest[a.name], ancestor != i { clashes[i][a.name] = ancestor } }
-                for r in entity.relationships { if let ancestor = nearest[r.name], ancestor != i { clashes[i][r.name] = ancestor } }
+                for a in entity.attributes {
+                    if let ancestor = nearest[a.name], ancestor != i { clashes[i][a.name] = ancestor }
+                }
+                for r in entity.relationships {
+                    if let ancestor = nearest[r.name], ancestor != i { clashes[i][r.name] = ancestor }
+                }
                 // Attributes before relationships, the first of a name kept: the order
                 // a table filled from the root down would keep.
                 for (position, attribute) in entity.attributes.enumerated() where nearest[attribute.name] != i {
                     declare(attribute.name, Declaration(entity: i, isRelationship: false, position: position))
                 }
-                for (position, relationship) in entity.relationships.enumerated() where nearest[relationship.name] != i {
+                for (position, relationship) in entity.relationships.enumerated() where nearest[relationship.name] != i
+                {
                     declare(relationship.name, Declaration(entity: i, isRelationship: true, position: position))
                 }
             },

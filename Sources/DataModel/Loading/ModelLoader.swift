@@ -60,13 +60,19 @@ public enum ModelLoader {
                     guard let inner = listing(join(path, folder), into: &result) else { continue }
                     let files = inner.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
                     if files.isEmpty {
-                        result.diagnostics.append(Diagnostic(.error, "\(join(path, folder)): model has no versions (expected 1.yaml, 2.yaml, …)", at: nil))
+                        result.diagnostics.append(
+                            Diagnostic(
+                                .error, "\(join(path, folder)): model has no versions (expected 1.yaml, 2.yaml, …)",
+                                at: nil))
                     } else {
-                        loadModel(files: files.map { join(join(path, folder), $0) }, folder: join(path, folder), into: &result)
+                        loadModel(
+                            files: files.map { join(join(path, folder), $0) }, folder: join(path, folder), into: &result
+                        )
                     }
                 }
                 if folders.isEmpty {
-                    result.diagnostics.append(Diagnostic(.error, "\(path): no models found (expected \(path)/<Model>/1.yaml)", at: nil))
+                    result.diagnostics.append(
+                        Diagnostic(.error, "\(path): no models found (expected \(path)/<Model>/1.yaml)", at: nil))
                 }
             }
         }
@@ -82,7 +88,8 @@ public enum ModelLoader {
             guard let model = models.first(where: { $0.name == name }) else {
                 throw DiagnosticsError([
                     Diagnostic(
-                        .error, "\(path): no model named '\(name)' (found: \(models.map(\.name).joined(separator: ", ")))",
+                        .error,
+                        "\(path): no model named '\(name)' (found: \(models.map(\.name).joined(separator: ", ")))",
                         at: nil)
                 ])
             }
@@ -151,9 +158,13 @@ public enum ModelLoader {
 
     static func fileVersion(_ path: String) -> FileVersion {
         let name = (path as NSString).lastPathComponent
-        let stem = name.hasSuffix(".yaml") ? String(name.dropLast(5)) : name.hasSuffix(".yml") ? String(name.dropLast(4)) : name
+        let stem =
+            name.hasSuffix(".yaml")
+            ? String(name.dropLast(5)) : name.hasSuffix(".yml") ? String(name.dropLast(4)) : name
         // `01.yaml` is refused: one version, one spelling of its number.
-        guard !stem.isEmpty, !stem.hasPrefix("0"), stem.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+        guard !stem.isEmpty, !stem.hasPrefix("0"),
+            stem.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else {
             return .notAVersion
         }
         // `Int(_:)` refuses what overflows rather than trapping; the digits are
@@ -206,14 +217,17 @@ public enum ModelLoader {
             if let compiledVersion { compiledVersions.append(compiledVersion) }
         }
         let name = folder.map { ($0 as NSString).lastPathComponent } ?? versions.first?.model ?? "?"
-        if let folder, !checkVersionNumbers(of: folder, byNumber: byNumber, files: files, into: &result) { failed = true }
+        if let folder, !checkVersionNumbers(of: folder, byNumber: byNumber, files: files, into: &result) {
+            failed = true
+        }
         versions.sort { $0.version < $1.version }
         var compiled: CompiledModel?
         if !failed, !versions.isEmpty {
             compiledVersions.sort { $0.version < $1.version }
             compiled = CompiledModel(name: versions[0].model, versions: compiledVersions)
         }
-        result.models.append(LoadedModel(name: name, path: folder ?? files.first ?? "", versions: versions, compiled: compiled))
+        result.models.append(
+            LoadedModel(name: name, path: folder ?? files.first ?? "", versions: versions, compiled: compiled))
     }
 
     /// A version file's number (from its name, once per model), read and decoded;
@@ -240,7 +254,8 @@ public enum ModelLoader {
             return nil
         }
         if let other = byNumber[fileNumber] {
-            result.diagnostics.append(Diagnostic(.error, "\(file): duplicate version \(fileNumber) (also \(other))", at: nil))
+            result.diagnostics.append(
+                Diagnostic(.error, "\(file): duplicate version \(fileNumber) (also \(other))", at: nil))
             return nil
         }
         byNumber[fileNumber] = file
@@ -256,7 +271,8 @@ public enum ModelLoader {
         do {
             root = try YAMLLoader.load(bytes: bytes, file: file)
         } catch {
-            result.diagnostics.append(Diagnostic(.error, error.message, at: error.location ?? SourceLocation(file: file, line: 1, column: 1)))
+            result.diagnostics.append(
+                Diagnostic(.error, error.message, at: error.location ?? SourceLocation(file: file, line: 1, column: 1)))
             return nil
         }
         var decoder = ModelDecoder(file: file)
@@ -298,7 +314,9 @@ public enum ModelLoader {
         if semantic.contains(where: { $0.severity == .error }) { failed = true }
         // What only the layout shows is checked for every version that is
         // otherwise valid, so that one run reports it with every other problem.
-        guard !result.diagnostics[diagnosticsBefore...].contains(where: { $0.severity == .error }) else { return (failed, nil) }
+        guard !result.diagnostics[diagnosticsBefore...].contains(where: { $0.severity == .error }) else {
+            return (failed, nil)
+        }
         let (compiledVersion, layoutProblems) = ModelCompiler.compileCheckingLayout(version, inheritance: inheritance)
         result.diagnostics += layoutProblems
         if layoutProblems.contains(where: { $0.severity == .error }) { failed = true }
@@ -307,7 +325,9 @@ public enum ModelLoader {
 
     /// A model folder's versions are numbered 1, 2, 3, … without gaps; false after
     /// reporting a gap or an empty folder.
-    private static func checkVersionNumbers(of folder: String, byNumber: [Int: String], files: [String], into result: inout ModelLoadResult) -> Bool {
+    private static func checkVersionNumbers(
+        of folder: String, byNumber: [Int: String], files: [String], into result: inout ModelLoadResult
+    ) -> Bool {
         if !byNumber.isEmpty {
             if let missing = missingVersions(Array(byNumber.keys)) {
                 result.diagnostics.append(

@@ -21,7 +21,8 @@ enum LayoutValidator {
         of version: ModelVersionDescription
     ) -> [Diagnostic] {
         let origins = OriginText(version)
-        return nameCollisions(layout, tables: tables, indexes: indexes, origins) + columnLimits(layout, tables: tables, indexes: indexes, origins)
+        return nameCollisions(layout, tables: tables, indexes: indexes, origins)
+            + columnLimits(layout, tables: tables, indexes: indexes, origins)
     }
 
     /// Tables and indexes one name to SQLite. One namespace for tables and
@@ -38,7 +39,9 @@ enum LayoutValidator {
             + zip(layout.indexes.map(\.name), indexes).map { ($0, $1, false) }
         // Two join tables of one name also have indexes of one name: one problem.
         var collidedTables: Set<String> = []
-        let indexTables = [String?](repeating: nil, count: layout.tables.count) + layout.indexes.map { Optional(asciiLowercased($0.table)) }
+        let indexTables =
+            [String?](repeating: nil, count: layout.tables.count)
+            + layout.indexes.map { Optional(asciiLowercased($0.table)) }
         for (position, (name, origin, isTable)) in objects.enumerated() {
             let key = asciiLowercased(name)
             guard let first = taken[key] else {
@@ -56,7 +59,8 @@ enum LayoutValidator {
                 : "are named \(first.name) and \(name) in the store, one name to SQLite (it ignores case)"
             let hint: String
             if case .index = origin { hint = "rename the index" } else { hint = "rename one of them" }
-            diagnostics.append(Diagnostic(.error, "entity '\(entity)': \(this) and \(other) \(names)", at: location, hint: hint))
+            diagnostics.append(
+                Diagnostic(.error, "entity '\(entity)': \(this) and \(other) \(names)", at: location, hint: hint))
         }
         return diagnostics
     }
@@ -71,9 +75,15 @@ enum LayoutValidator {
             let (entity, location) = origins.source(origin)
             diagnostics.append(
                 Diagnostic(
-                    .error, "entity '\(entity)': its table \(table.name) needs \(table.columns.count) columns, more than SQLite allows (\(maximumColumns))",
+                    .error,
+                    """
+                    entity '\(entity)': its table \(table.name) needs \(table.columns.count) columns, more than SQLite \
+                    allows (\(maximumColumns))
+                    """,
                     at: location,
-                    hint: "the table holds Z_PK, Z_ENT, Z_OPT and the columns of every entity under '\(entity)' (attributes, relationship keys, "
+                    hint:
+                        "the table holds Z_PK, Z_ENT, Z_OPT and the columns of every entity under '\(entity)' "
+                        + "(attributes, relationship keys, "
                         + "entity and order columns); move some attributes to a related entity"))
         }
         for (index, origin) in zip(layout.indexes, indexes) where index.columns.count > maximumColumns {
@@ -82,8 +92,8 @@ enum LayoutValidator {
                 Diagnostic(
                     .error,
                     """
-                    entity '\(entity)': \(origins.describe(origin, isTable: false, from: entity)) has \(index.columns.count) columns, \
-                    more than SQLite allows (\(maximumColumns))
+                    entity '\(entity)': \(origins.describe(origin, isTable: false, from: entity)) has \
+                    \(index.columns.count) columns, more than SQLite allows (\(maximumColumns))
                     """,
                     at: location))
         }
@@ -132,11 +142,14 @@ private struct OriginText {
         let of = entity == subject ? "" : " of entity '\(entity)'"
         switch origin {
         case .entity:
-            return isTable ? (of.isEmpty ? "its table" : "the table\(of)") : (of.isEmpty ? "its Z_ENT index" : "the Z_ENT index\(of)")
+            return isTable
+                ? (of.isEmpty ? "its table" : "the table\(of)")
+                : (of.isEmpty ? "its Z_ENT index" : "the Z_ENT index\(of)")
         case .attribute(_, let name):
             return "the index of attribute '\(entity).\(name)'"
         case .relationship(_, let name):
-            return isTable ? "the join table of relationship '\(entity).\(name)'" : "the index of relationship '\(entity).\(name)'"
+            return isTable
+                ? "the join table of relationship '\(entity).\(name)'" : "the index of relationship '\(entity).\(name)'"
         case .uniqueness(_, let position):
             let constraints = byName[entity]?.uniqueness ?? []
             let names = position < constraints.count ? constraints[position].properties.joined(separator: ", ") : "?"

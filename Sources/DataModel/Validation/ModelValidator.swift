@@ -81,13 +81,16 @@ public struct ModelValidator {
         let known = byName.keys.sorted()
         func check(_ attribute: AttributeDescription, in owner: String) {
             guard attribute.type == .composite, let name = attribute.composite, byName[name] == nil else { return }
-            let listed = known.isEmpty ? "declare it under `composites:`" : "composites: \(known.joined(separator: ", "))"
+            let listed =
+                known.isEmpty ? "declare it under `composites:`" : "composites: \(known.joined(separator: ", "))"
             error(
                 "attribute '\(owner).\(attribute.name)': unknown composite '\(name)'", at: attribute.location,
                 hint: Suggestions.hint(for: name, in: known) ?? listed)
         }
         for entity in version.entities { for attribute in entity.attributes { check(attribute, in: entity.name) } }
-        for composite in version.composites { for attribute in composite.attributes { check(attribute, in: composite.name) } }
+        for composite in version.composites {
+            for attribute in composite.attributes { check(attribute, in: composite.name) }
+        }
         // A composite reached again while its own elements are being visited contains itself.
         var state: [String: Bool] = [:]  // false: being visited, true: done
         func visit(_ name: String, path: [String]) {
@@ -95,7 +98,9 @@ public struct ModelValidator {
             if state[name] == false {
                 let cycle = path.drop(while: { $0 != name }) + [name]
                 if let composite = byName[name] {
-                    error("composite '\(name)': contains itself (\(cycle.joined(separator: " → ")))", at: composite.location)
+                    error(
+                        "composite '\(name)': contains itself (\(cycle.joined(separator: " → ")))",
+                        at: composite.location)
                 }
                 return
             }
@@ -115,7 +120,10 @@ public struct ModelValidator {
             let table = entity.name.uppercased()
             if let other = tables[table] {
                 error(
-                    "entity '\(entity.name)': its table Z\(table) collides with entity '\(other.name)' (names may not differ only in case)",
+                    """
+                    entity '\(entity.name)': its table Z\(table) collides with entity '\(other.name)' (names may not \
+                    differ only in case)
+                    """,
                     at: entity.location)
             } else {
                 tables[table] = entity
@@ -137,7 +145,9 @@ public struct ModelValidator {
             case .cycle:
                 if let cycle = cycleStartingAt[i] {
                     let names = (cycle + [cycle[0]]).map { hierarchy.names[$0] }
-                    error("entity '\(entity.name)': inheritance cycle \(names.joined(separator: " → "))", at: entity.location)
+                    error(
+                        "entity '\(entity.name)': inheritance cycle \(names.joined(separator: " → "))",
+                        at: entity.location)
                 }
             case .wellFormed, .broken:
                 break
@@ -205,14 +215,17 @@ public struct ModelValidator {
                 // keep (the topmost of each name) can claim.
                 for (position, r) in entities[d].relationships.enumerated() {
                     guard let inverse = r.inverse,
-                        visibility.declaration(of: r.name, seenFrom: d) == .init(entity: d, isRelationship: true, position: position)
+                        visibility.declaration(of: r.name, seenFrom: d)
+                            == .init(entity: d, isRelationship: true, position: position)
                     else { continue }
                     byInverse[inverse, default: []].append((d, r))
                 }
                 for question in questions[d] ?? [] {
                     let asker = entities[question.entity].relationships[question.position]
                     for candidate in (byInverse[asker.name] ?? []).reversed() {
-                        if let target = hierarchy.index[candidate.relationship.destination], hierarchy.isAncestorOrSelf(target, of: question.entity) {
+                        if let target = hierarchy.index[candidate.relationship.destination],
+                            hierarchy.isAncestorOrSelf(target, of: question.entity)
+                        {
                             answers[question] = (entities[candidate.entity].name, candidate.relationship)
                             break
                         }
@@ -222,7 +235,8 @@ public struct ModelValidator {
             leave: { d in
                 for (position, r) in entities[d].relationships.enumerated() {
                     guard let inverse = r.inverse,
-                        visibility.declaration(of: r.name, seenFrom: d) == .init(entity: d, isRelationship: true, position: position)
+                        visibility.declaration(of: r.name, seenFrom: d)
+                            == .init(entity: d, isRelationship: true, position: position)
                     else { continue }
                     byInverse[inverse]?.removeLast()
                 }
@@ -235,27 +249,45 @@ public struct ModelValidator {
         var seen: [String: SourceLocation] = [:]
         let clashes = visibility.inheritedClashes[i]
         let declared: [(String, SourceLocation, String)] =
-            entity.attributes.map { ($0.name, $0.location, "attribute") } + entity.relationships.map { ($0.name, $0.location, "relationship") }
+            entity.attributes.map { ($0.name, $0.location, "attribute") }
+            + entity.relationships.map { ($0.name, $0.location, "relationship") }
         for (name, location, kind) in declared {
             if let first = seen[name] {
                 error(
-                    "\(kind) '\(entity.name).\(name)': duplicate property name (first declared at line \(first.line), column \(first.column))",
+                    """
+                    \(kind) '\(entity.name).\(name)': duplicate property name (first declared at line \(first.line), \
+                    column \(first.column))
+                    """,
                     at: location)
                 continue
             }
             seen[name] = location
             if Self.reservedPropertyNames.contains(name) {
-                error("\(kind) '\(entity.name).\(name)': the name '\(name)' is reserved (it clashes with an NSManagedObject member)", at: location)
+                error(
+                    """
+                    \(kind) '\(entity.name).\(name)': the name '\(name)' is reserved (it clashes with an \
+                    NSManagedObject member)
+                    """,
+                    at: location)
             }
             if let ancestor = clashes[name] {
                 error(
-                    "\(kind) '\(entity.name).\(name)': clashes with the property '\(name)' inherited from '\(hierarchy.names[ancestor])'", at: location,
+                    """
+                    \(kind) '\(entity.name).\(name)': clashes with the property '\(name)' inherited from \
+                    '\(hierarchy.names[ancestor])'
+                    """,
+                    at: location,
                     hint: "a subentity inherits every property of its parent; rename one of them")
             }
         }
         for attribute in entity.attributes {
             if attribute.isTransient, attribute.isIndexed {
-                error("attribute '\(entity.name).\(attribute.name)': a transient attribute is not stored and cannot be indexed", at: attribute.location)
+                error(
+                    """
+                    attribute '\(entity.name).\(attribute.name)': a transient attribute is not stored and cannot be \
+                    indexed
+                    """,
+                    at: attribute.location)
             }
         }
     }
@@ -279,31 +311,29 @@ public struct ModelValidator {
             hierarchy.index[name].map { hierarchy.isAncestorOrSelf($0, of: i) } ?? false
         }
         guard let inverseName = relationship.inverse else {
-            if let claim {
-                error(
-                    "\(subject): has no inverse, but '\(destination.name).\(claim.relationship.name)' names it as its inverse", at: relationship.location,
-                    hint: "add `inverse: \(claim.relationship.name)`")
-            } else if !relationship.isTransient, !relationship.isOneWay {
-                warning(
-                    "\(subject): has no inverse; Core Data cannot keep both sides consistent", at: relationship.location,
-                    hint: "add a relationship on '\(destination.name)' and name it with `inverse:`, or `noInverse: true` when it is one-way on purpose")
-            }
+            checkNoInverse(relationship, subject: subject, destination: destination.name, claim: claim)
             return
         }
         guard let found = property(inverseName, seenFrom: d) else {
             error(
-                "\(subject): inverse '\(inverseName)' does not exist on '\(destination.name)'", at: relationship.location,
+                "\(subject): inverse '\(inverseName)' does not exist on '\(destination.name)'",
+                at: relationship.location,
                 hint: Suggestions.hint(for: inverseName, in: propertyNames(seenFrom: d, relationshipsOnly: true)))
             return
         }
         guard let inverse = found.relationship else {
-            error("\(subject): inverse '\(destination.name).\(inverseName)' is an attribute, not a relationship", at: relationship.location)
+            error(
+                "\(subject): inverse '\(destination.name).\(inverseName)' is an attribute, not a relationship",
+                at: relationship.location)
             return
         }
         // The inverse must lead back to this entity or one of its ancestors.
         if !inLineage(inverse.destination) {
             error(
-                "\(subject): inverse '\(found.entity).\(inverseName)' points to '\(inverse.destination)', not back to '\(entity.name)'",
+                """
+                \(subject): inverse '\(found.entity).\(inverseName)' points to '\(inverse.destination)', not back to \
+                '\(entity.name)'
+                """,
                 at: relationship.location)
             return
         }
@@ -314,12 +344,46 @@ public struct ModelValidator {
             warning(
                 "\(subject): inverse '\(found.entity).\(inverseName)' \(what); Core Data keeps each side as written, "
                     + "but changes to one side do not update the other", at: relationship.location,
-                hint: "write `inverse: \(relationship.name)` on '\(found.entity).\(inverseName)' unless the app relies on it")
+                hint:
+                    """
+                    write `inverse: \(relationship.name)` on '\(found.entity).\(inverseName)' unless the app relies on \
+                    it
+                    """
+            )
         }
         if inverse.isTransient != relationship.isTransient {
             error(
-                "\(subject): its inverse '\(found.entity).\(inverseName)' differs in transient; both sides must be stored or neither",
+                """
+                \(subject): its inverse '\(found.entity).\(inverseName)' differs in transient; both sides must be \
+                stored or neither
+                """,
                 at: relationship.location)
+        }
+    }
+
+    /// A relationship without an inverse: an error when another names it as its inverse,
+    /// else a warning unless it is one-way on purpose (`noInverse: true`) or transient.
+    private mutating func checkNoInverse(
+        _ relationship: RelationshipDescription, subject: String, destination: String,
+        claim: (entity: String, relationship: RelationshipDescription)?
+    ) {
+        if let claim {
+            error(
+                """
+                \(subject): has no inverse, but '\(destination).\(claim.relationship.name)' names it as its inverse
+                """,
+                at: relationship.location,
+                hint: "add `inverse: \(claim.relationship.name)`")
+        } else if !relationship.isTransient, !relationship.isOneWay {
+            warning(
+                "\(subject): has no inverse; Core Data cannot keep both sides consistent",
+                at: relationship.location,
+                hint:
+                    """
+                    add a relationship on '\(destination)' and name it with `inverse:`, or `noInverse: true` when it \
+                    is one-way on purpose
+                    """
+            )
         }
     }
 
@@ -334,7 +398,9 @@ public struct ModelValidator {
                 return
             }
             if let attribute = property.attribute, attribute.isTransient {
-                error("entity '\(entity.name)': \(what) names transient attribute '\(name)', which is not stored", at: location)
+                error(
+                    "entity '\(entity.name)': \(what) names transient attribute '\(name)', which is not stored",
+                    at: location)
             }
             if let relationship = property.relationship, relationship.isToMany || relationship.isTransient {
                 let message = "entity '\(entity.name)': \(what) names relationship '\(name)', which has no column"
@@ -350,7 +416,10 @@ public struct ModelValidator {
         for constraint in entity.uniqueness {
             if Set(constraint.properties).count != constraint.properties.count {
                 error(
-                    "entity '\(entity.name)': uniqueness constraint [\(constraint.properties.joined(separator: ", "))] repeats a property",
+                    """
+                    entity '\(entity.name)': uniqueness constraint [\(constraint.properties.joined(separator: ", "))] \
+                    repeats a property
+                    """,
                     at: constraint.location)
             }
             for name in constraint.properties { check(name, at: constraint.location, what: "uniqueness constraint") }
@@ -364,10 +433,16 @@ public struct ModelValidator {
         for index in entity.indexes {
             if let first = indexNames[index.name.lowercased()] {
                 if first.name == index.name {
-                    error("entity '\(entity.name)': duplicate index name '\(index.name)' (first at line \(first.location.line))", at: index.location)
+                    error(
+                        """
+                        entity '\(entity.name)': duplicate index name '\(index.name)' (first at line \
+                        \(first.location.line))
+                        """,
+                        at: index.location)
                 } else {
                     error(
-                        "entity '\(entity.name)': index name '\(index.name)' differs from '\(first.name)' (line \(first.location.line)) only in case, "
+                        "entity '\(entity.name)': index name '\(index.name)' differs from '\(first.name)' (line "
+                            + "\(first.location.line)) only in case, "
                             + "and SQLite does not tell them apart", at: index.location)
                 }
             } else {
@@ -377,8 +452,9 @@ public struct ModelValidator {
                 if let expression = element.expression, element.property.isEmpty {
                     warning(
                         """
-                        entity '\(entity.name)': index '\(index.name)': the expression '\(expression)' is kept for Xcode but not indexed here: \
-                        only an expression that is a key path has a known SQL form (its column)
+                        entity '\(entity.name)': index '\(index.name)': the expression '\(expression)' is kept for \
+                        Xcode but not indexed here: only an expression that is a key path has a known SQL form (its \
+                        column)
                         """, at: element.location)
                     continue
                 }

@@ -39,7 +39,8 @@ extension AttributeDescription {
         switch (type, value) {
         case (.integer16, .integer(let v)), (.integer32, .integer(let v)), (.integer64, .integer(let v)):
             let range = type.integerRange!
-            return range.contains(v) ? nil : "\(v) is out of range for \(type.rawValue) (\(range.lowerBound)...\(range.upperBound))"
+            return range.contains(v)
+                ? nil : "\(v) is out of range for \(type.rawValue) (\(range.lowerBound)...\(range.upperBound))"
         case (.integer16, .double(let v)), (.integer32, .double(let v)), (.integer64, .double(let v)):
             // A double where an integer belongs: SQLite's answer to integer overflow
             // (it computes in REAL), or a REAL another tool stored.
@@ -54,7 +55,9 @@ extension AttributeDescription {
             return s.utf8.contains(0) ? DefaultValueParser.nulMessage : nil
         case (.decimal, .decimal(let text)):
             // Within NSDecimalNumber's exponents (DefaultValueParser.decimalExponentProblem).
-            return DefaultValueParser.canonicalDecimal(text).flatMap(DefaultValueParser.decimalExponentProblem).map { "'\(text)' \($0)" }
+            return DefaultValueParser.canonicalDecimal(text).flatMap(DefaultValueParser.decimalExponentProblem).map {
+                "'\(text)' \($0)"
+            }
         case (.boolean, .boolean), (.binary, .binary), (.uuid, .uuid):
             return nil
         default:

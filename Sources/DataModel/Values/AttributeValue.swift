@@ -73,7 +73,8 @@ public enum AttributeValue: Sendable, Hashable, Codable, CustomStringConvertible
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         guard let key = container.allKeys.first, container.allKeys.count == 1 else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected one value key"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "expected one value key"))
         }
         let text = try container.decode(String.self, forKey: key)
         let type: AttributeType =

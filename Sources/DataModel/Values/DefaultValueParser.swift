@@ -33,14 +33,21 @@ package enum DefaultValueParser {
             return .success(.integer(value.clamped))
         case .decimal:
             guard let canonical = canonicalDecimal(text) else {
-                return fail("'\(text)' is not an exact decimal number (digits with an optional sign, point and exponent)")
+                return fail(
+                    "'\(text)' is not an exact decimal number (digits with an optional sign, point and exponent)")
             }
             // The significand's digits only: the exponent's digits are not significant,
             // nor are leading and trailing zeros (10^39 is 1 × 10^39 to NSDecimalNumber).
-            var significand = Array(canonical.prefix(while: { $0 != "e" && $0 != "E" }).filter(\.isNumber).drop(while: { $0 == "0" }))
+            var significand = Array(
+                canonical.prefix(while: { $0 != "e" && $0 != "E" }).filter(\.isNumber).drop(while: { $0 == "0" }))
             while significand.last == "0" { significand.removeLast() }
             if significand.count > maximumDecimalDigits {
-                return fail("'\(text)' has more than \(maximumDecimalDigits) significant digits, which a decimal cannot hold exactly")
+                return fail(
+                    """
+                    '\(text)' has more than \(maximumDecimalDigits) significant digits, which a decimal cannot hold \
+                    exactly
+                    """
+                )
             }
             if let problem = decimalExponentProblem(canonical) {
                 return fail("'\(text)' \(problem)")
@@ -65,7 +72,9 @@ package enum DefaultValueParser {
             }
         case .date:
             guard let seconds = ISO8601.parse(text) else {
-                return fail("'\(text)' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or with an offset like +02:00)")
+                return fail(
+                    "'\(text)' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or with an offset like +02:00)"
+                )
             }
             return .success(.date(seconds))
         case .uuid:

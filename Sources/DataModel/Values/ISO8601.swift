@@ -25,7 +25,9 @@ package enum ISO8601 {
             i += 1
             return true
         }
-        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2) else { return nil }
+        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2) else {
+            return nil
+        }
         guard (1...12).contains(month), day >= 1, day <= daysInMonth(year, month) else { return nil }
         // Whole seconds stay integers and the fraction stays digits until the end, so
         // that `.1` becomes the double nearest 0.1 (summing tenths drifts by 2e-8 s).
@@ -94,7 +96,8 @@ package enum ISO8601 {
         let (y, m, d) = civilFromDays(Int(days))
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         var text = """
-            \(y < 0 ? "-" : "")\(String(repeating: "0", count: max(0, 4 - String(abs(y)).count)))\(abs(y))-\(two(m))-\(two(d))\
+            \(y < 0 ? "-" : "")\(String(repeating: "0", count: max(0, 4 - String(abs(y)).count)))\(abs(y))-\(two(m))\
+            -\(two(d))\
             T\(two(Int(rest / 3600))):\(two(Int(rest % 3600 / 60))):\(two(Int(rest % 60)))
             """
         if fraction > 0 {

@@ -17,7 +17,9 @@ package enum UTF8Validation {
         var ascii = 0
         if let base = bytes.baseAddress {
             let raw = UnsafeRawPointer(base)
-            while ascii + 8 <= bytes.count, raw.loadUnaligned(fromByteOffset: ascii, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { ascii += 8 }
+            while ascii + 8 <= bytes.count,
+                raw.loadUnaligned(fromByteOffset: ascii, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+            { ascii += 8 }
         }
         while ascii < bytes.count, bytes[ascii] < 0x80 { ascii += 1 }
         if ascii == bytes.count { return nil }

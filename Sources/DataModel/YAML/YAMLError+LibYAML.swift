@@ -16,7 +16,10 @@ extension YAMLError {
                 switch failure.problemValue {
                 case 0?: "the file contains a NUL byte, which YAML does not allow (is it a binary file?)"
                 case let value?:
-                    "the file contains the control character \(YAMLSourceText.codePoint(UInt32(truncatingIfNeeded: value))), which YAML does not allow"
+                    """
+                    the file contains the control character \
+                    \(YAMLSourceText.codePoint(UInt32(truncatingIfNeeded: value))), which YAML does not allow
+                    """
                 case nil: "invalid YAML: \(failure.problem)"
                 }
             self.init(.syntax, message, file: file, at: location)
@@ -54,7 +57,10 @@ extension YAMLError {
         case ("found unexpected end of stream", "while scanning a quoted scalar"?),
             ("found unexpected document indicator", "while scanning a quoted scalar"?):
             if let contextLocation {
-                return (.syntax, "unclosed quoted string starting at line \(contextLocation.line), column \(contextLocation.column)")
+                return (
+                    .syntax,
+                    "unclosed quoted string starting at line \(contextLocation.line), column \(contextLocation.column)"
+                )
             }
             return (.syntax, "unclosed quoted string")
         case ("found incompatible YAML document", _):

@@ -135,7 +135,9 @@ struct YAMLTreeBuilder {
 
     /// Adds a finished node to the innermost open collection, or makes it the root.
     /// `location` is where an error about the node points: for an alias, the alias itself.
-    private mutating func attach(_ node: YAMLNode, nodeCount: Int, reportedAt location: SourceLocation) throws(YAMLError) {
+    private mutating func attach(_ node: YAMLNode, nodeCount: Int, reportedAt location: SourceLocation)
+        throws(YAMLError)
+    {
         guard !stack.isEmpty else {
             root = node
             return

@@ -30,7 +30,9 @@ package struct MappingFile: Sendable, Hashable {
     /// Whether a value expression is a call of the entity's policy,
     /// `FUNCTION($entityPolicy, 'selector:', …)`.
     public static func isPolicyCall(_ text: String) -> Bool {
-        if case .invoke(.keyPath("entityPolicy", [], _), _, _, _)? = try? PredicateParser.expression(text) { return true }
+        if case .invoke(.keyPath("entityPolicy", [], _), _, _, _)? = try? PredicateParser.expression(text) {
+            return true
+        }
         return false
     }
 
@@ -99,8 +101,10 @@ package struct MappingFile: Sendable, Hashable {
 
     /// Swift keywords a type cannot be named without backquotes.
     private static let keywords: Set<String> = [
-        "Any", "Self", "Type", "as", "associatedtype", "break", "case", "catch", "class", "continue", "default", "defer",
-        "deinit", "do", "else", "enum", "extension", "fallthrough", "false", "fileprivate", "for", "func", "guard", "if",
+        "Any", "Self", "Type", "as", "associatedtype", "break", "case", "catch", "class", "continue", "default",
+        "defer",
+        "deinit", "do", "else", "enum", "extension", "fallthrough", "false", "fileprivate", "for", "func", "guard",
+        "if",
         "import", "in", "init", "inout", "internal", "is", "let", "nil", "open", "operator", "private", "protocol",
         "public", "repeat", "rethrows", "return", "self", "static", "struct", "subscript", "super", "switch", "throw",
         "throws", "true", "try", "typealias", "var", "where", "while",
@@ -126,7 +130,8 @@ package struct MappingFile: Sendable, Hashable {
     /// `A-to-B.yaml` → (A, B).
     package static func versions(ofFile path: String) -> (Int, Int)? {
         let name = (path as NSString).lastPathComponent
-        let stem = name.hasSuffix(".yaml") ? name.dropLast(5) : name.hasSuffix(".yml") ? name.dropLast(4) : Substring(name)
+        let stem =
+            name.hasSuffix(".yaml") ? name.dropLast(5) : name.hasSuffix(".yml") ? name.dropLast(4) : Substring(name)
         let parts = stem.components(separatedBy: "-to-")
         guard parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]), a >= 1, b >= 1 else { return nil }
         return (a, b)
@@ -135,7 +140,11 @@ package struct MappingFile: Sendable, Hashable {
     /// Parses a mapping file; problems come back as diagnostics with file:line:column.
     package static func parse(path: String) -> (MappingFile?, [Diagnostic], String?) {
         guard let (a, b) = versions(ofFile: path) else {
-            return (nil, [Diagnostic(.error, "\(path): a mapping file is named <A>-to-<B>.yaml (e.g. 1-to-2.yaml)", at: nil)], nil)
+            return (
+                nil,
+                [Diagnostic(.error, "\(path): a mapping file is named <A>-to-<B>.yaml (e.g. 1-to-2.yaml)", at: nil)],
+                nil
+            )
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             return (nil, [Diagnostic(.error, "\(path): cannot read the file", at: nil)], nil)
@@ -146,50 +155,21 @@ package struct MappingFile: Sendable, Hashable {
         do {
             root = try YAMLLoader.load(bytes: bytes, file: path)
         } catch {
-            return (nil, [Diagnostic(.error, error.message, at: error.location ?? SourceLocation(file: path, line: 1, column: 1))], text)
+            return (
+                nil,
+                [
+                    Diagnostic(
+                        .error, error.message, at: error.location ?? SourceLocation(file: path, line: 1, column: 1))
+                ], text
+            )
         }
         var reader = NodeReader(file: path)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         var entities: [EntityOverride] = []
-        for (key, _, value) in reader.mapping(root, subject: "mapping file", allowed: ["entities"]) ?? [] where key == "entities" {
+        for (key, _, value) in reader.mapping(root, subject: "mapping file", allowed: ["entities"]) ?? []
+        where key == "entities" {
             for (name, keyNode, body) in reader.mapping(value, subject: "entities", allowed: []) ?? [] {
-                let subject = "entity '\(name)'"
-                var entity = EntityOverride(name: name, policy: nil, source: nil, properties: [:], location: keyNode.location, propertyLocations: [:])
-                let allowed = ["policy", "source", "destination", "properties", "filter", "mappingName"]
-                for (entityKey, _, entityValue) in reader.mapping(body, subject: subject, allowed: allowed) ?? [] {
-                    switch entityKey {
-                    case "mappingName":
-                        entity.mappingName = reader.string(entityValue, subject: "\(subject): mappingName")
-                        if let name = entity.mappingName, !Self.isMappingName(name) {
-                            reader.error(
-                                "\(subject): mappingName '\(name)' is empty, has surrounding spaces or a control character",
-                                at: entityValue, hint: "Core Data's name is `<Source>To<Destination>`; leave the key out for it")
-                            entity.mappingName = nil
-                        }
-                    case "destination": entity.destination = reader.string(entityValue, subject: "\(subject): destination")
-                    case "policy":
-                        entity.policy = reader.string(entityValue, subject: "\(subject): policy")
-                        if let name = entity.policy, !Self.isTypeName(name) {
-                            reader.error(
-                                "\(subject): policy '\(name)' is not a Swift type name", at: entityValue,
-                                hint: "letters, digits and _, not starting with a digit, and no Swift keyword (it names the policy's class)")
-                            entity.policy = nil
-                        }
-                    case "filter":
-                        entity.filter = reader.string(entityValue, subject: "\(subject): filter")
-                        entity.filterPositions = positions(entityValue, lines: lines)
-                    case "source": entity.source = reader.string(entityValue, subject: "\(subject): source")
-                    case "properties":
-                        for (property, propertyKey, node) in reader.mapping(entityValue, subject: "\(subject): properties", allowed: []) ?? [] {
-                            entity.propertyLocations[property] = propertyKey.location
-                            if let override = parseOverride(node, subject: "property '\(name).\(property)'", reader: &reader, lines: lines) {
-                                entity.properties[property] = override
-                            }
-                        }
-                    default: break
-                    }
-                }
-                entities.append(entity)
+                entities.append(parseEntity(name, keyNode: keyNode, body: body, reader: &reader, lines: lines))
             }
         }
         if !(root.mappingPairs ?? []).contains(where: { $0.key.scalarText == "entities" }) {
@@ -199,6 +179,64 @@ package struct MappingFile: Sendable, Hashable {
             path: path, sourceVersion: a, destinationVersion: b, entities: entities,
             digest: VersionHasher.sha256Hex(bytes))
         return (reader.diagnostics.contains { $0.severity == .error } ? nil : file, reader.diagnostics, text)
+    }
+
+    /// One entry under `entities:`.
+    private static func parseEntity(
+        _ name: String, keyNode: YAMLNode, body: YAMLNode, reader: inout NodeReader, lines: [Substring]
+    ) -> EntityOverride {
+        let subject = "entity '\(name)'"
+        var entity = EntityOverride(
+            name: name, policy: nil, source: nil, properties: [:], location: keyNode.location,
+            propertyLocations: [:])
+        let allowed = ["policy", "source", "destination", "properties", "filter", "mappingName"]
+        for (entityKey, _, entityValue) in reader.mapping(body, subject: subject, allowed: allowed) ?? [] {
+            switch entityKey {
+            case "mappingName":
+                entity.mappingName = reader.string(entityValue, subject: "\(subject): mappingName")
+                if let name = entity.mappingName, !Self.isMappingName(name) {
+                    reader.error(
+                        """
+                        \(subject): mappingName '\(name)' is empty, has surrounding spaces or a control character
+                        """,
+                        at: entityValue,
+                        hint: "Core Data's name is `<Source>To<Destination>`; leave the key out for it")
+                    entity.mappingName = nil
+                }
+            case "destination":
+                entity.destination = reader.string(entityValue, subject: "\(subject): destination")
+            case "policy":
+                entity.policy = reader.string(entityValue, subject: "\(subject): policy")
+                if let name = entity.policy, !Self.isTypeName(name) {
+                    reader.error(
+                        "\(subject): policy '\(name)' is not a Swift type name", at: entityValue,
+                        hint:
+                            """
+                            letters, digits and _, not starting with a digit, and no Swift keyword (it names the \
+                            policy's class)
+                            """
+                    )
+                    entity.policy = nil
+                }
+            case "filter":
+                entity.filter = reader.string(entityValue, subject: "\(subject): filter")
+                entity.filterPositions = positions(entityValue, lines: lines)
+            case "source": entity.source = reader.string(entityValue, subject: "\(subject): source")
+            case "properties":
+                for (property, propertyKey, node) in reader.mapping(
+                    entityValue, subject: "\(subject): properties", allowed: []) ?? []
+                {
+                    entity.propertyLocations[property] = propertyKey.location
+                    if let override = parseOverride(
+                        node, subject: "property '\(name).\(property)'", reader: &reader, lines: lines)
+                    {
+                        entity.properties[property] = override
+                    }
+                }
+            default: break
+            }
+        }
+        return entity
     }
 
     /// Where a scalar's text starts: one column after its opening quote; for a
@@ -229,14 +267,23 @@ package struct MappingFile: Sendable, Hashable {
         return ScalarPositions(value: text, style: style, start: start, lines: lines)
     }
 
-    private static func parseOverride(_ node: YAMLNode, subject: String, reader: inout NodeReader, lines: [Substring]) -> Override? {
+    private static func parseOverride(_ node: YAMLNode, subject: String, reader: inout NodeReader, lines: [Substring])
+        -> Override?
+    {
         if case .scalar(let text, _) = node.content, !node.isNull {
             if text == "policy" { return .policy }
             if text.hasPrefix("$source.") { return .copy(from: String(text.dropFirst(8))) }
-            reader.error("\(subject): expected `policy`, `$source.<name>`, `{ default: value }` or `{ value: \"expression\" }`, found '\(text)'", at: node)
+            reader.error(
+                """
+                \(subject): expected `policy`, `$source.<name>`, `{ default: value }` or `{ value: \"expression\" }`, \
+                found '\(text)'
+                """,
+                at: node)
             return nil
         }
-        guard let pairs = reader.mapping(node, subject: subject, allowed: ["default", "value", "onFailure"]) else { return nil }
+        guard let pairs = reader.mapping(node, subject: subject, allowed: ["default", "value", "onFailure"]) else {
+            return nil
+        }
         if let expression = pairs.first(where: { $0.key == "value" })?.value {
             if pairs.contains(where: { $0.key == "default" }) {
                 reader.error("\(subject): give `value:` or `default:`, not both", at: node)

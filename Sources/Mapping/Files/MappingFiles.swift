@@ -37,8 +37,9 @@ package struct MappingFiles: Sendable {
                 Diagnostic(
                     .error,
                     """
-                    \(path): holds YAML files but is the mapping folder of no model (models: \(models.sorted().joined(separator: ", "))); \
-                    nothing in it would be read (name it after its model, or move it out of \(folder))
+                    \(path): holds YAML files but is the mapping folder of no model (models: \
+                    \(models.sorted().joined(separator: ", "))); nothing in it would be read (name it after its model, \
+                    or move it out of \(folder))
                     """, at: nil))
         }
         return diagnostics
@@ -59,8 +60,8 @@ package struct MappingFiles: Sendable {
                 Diagnostic(
                     .error,
                     """
-                    \(error.description); its mapping files decide how stores are migrated, so nothing is planned without them \
-                    (make it readable by this user, or pass --migrations)
+                    \(error.description); its mapping files decide how stores are migrated, so nothing is planned \
+                    without them (make it readable by this user, or pass --migrations)
                     """, at: nil))
             return result
         }
@@ -91,13 +92,12 @@ package struct MappingFiles: Sendable {
             // `Policies/` holds the skeletons `import` writes; any other folder
             // (`1-to-2.yaml/`, `sub/`) would hide mapping files nothing reads.
             if name != "Policies" {
-                self.diagnostics.append(
-                    Diagnostic(
-                        .error,
-                        """
-                        \(path): a folder in a model's mapping folder: it holds mapping files (<A>-to-<B>.yaml) and \
-                        a Policies folder only, and nothing in this one would be read (move its files up, or out of \(directory))
-                        """, at: nil))
+                refuse(
+                    """
+                    \(path): a folder in a model's mapping folder: it holds mapping files (<A>-to-<B>.yaml) and a \
+                    Policies folder only, and nothing in this one would be read (move its files up, or out of \
+                    \(directory))
+                    """)
             }
             return
         }
@@ -107,13 +107,11 @@ package struct MappingFiles: Sendable {
         guard name.hasSuffix(".yaml") || name.hasSuffix(".yml") else {
             // `1-to-2.yaml.orig`, `1to2.txt`, `notes.md`: read by nothing, so a
             // mapping written in it would silently not be used.
-            self.diagnostics.append(
-                Diagnostic(
-                    .error,
-                    """
-                    \(path): not a mapping file: a model's mapping folder holds files named <A>-to-<B>.yaml \
-                    (e.g. 1-to-2.yaml), and this one would be ignored (rename it, or move it out of \(directory))
-                    """, at: nil))
+            refuse(
+                """
+                \(path): not a mapping file: a model's mapping folder holds files named <A>-to-<B>.yaml (e.g. \
+                1-to-2.yaml), and this one would be ignored (rename it, or move it out of \(directory))
+                """)
             return
         }
         let (file, diagnostics, text) = MappingFile.parse(path: path)
@@ -124,46 +122,50 @@ package struct MappingFiles: Sendable {
         // (`1-to-5.yaml`, as apps ship Core Data mapping models from an old version
         // straight to a newer one). Downgrades and a version onto itself are refused.
         if file.destinationVersion <= file.sourceVersion {
-            self.diagnostics.append(
-                Diagnostic(
-                    .error,
-                    """
-                    \(path): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A \
-                    (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
-                    """, at: nil))
+            refuse(
+                """
+                \(path): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A (a hop, e.g. \
+                1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
+                """)
             return
         }
         // A version the model does not have (`2-to-9.yaml` with versions 1 to 5):
         // no store ever takes the path, so the file would be ignored.
-        if let versions, let missing = [file.sourceVersion, file.destinationVersion].first(where: { !versions.contains($0) }) {
-            self.diagnostics.append(
-                Diagnostic(
-                    .error,
-                    """
-                    \(path): maps version \(file.sourceVersion) to \(file.destinationVersion), but model \(model) has no version \(missing) \
-                    (its versions: \(Self.describe(versions))); no migration would ever use this file
-                    """, at: nil))
+        if let versions,
+            let missing = [file.sourceVersion, file.destinationVersion].first(where: { !versions.contains($0) })
+        {
+            refuse(
+                """
+                \(path): maps version \(file.sourceVersion) to \(file.destinationVersion), but model \(model) has no \
+                version \(missing) (its versions: \(Self.describe(versions))); no migration would ever use this file
+                """)
             return
         }
         // Two files for the same versions (`2-to-3.yaml` and `02-to-3.yaml`, or a
         // `.yml` beside a `.yaml`): using either would silently ignore the other.
-        if let twin = self.files.first(where: { $0.sourceVersion == file.sourceVersion && $0.destinationVersion == file.destinationVersion }) {
-            self.diagnostics.append(
-                Diagnostic(
-                    .error,
-                    """
-                    \(path): maps version \(file.sourceVersion) to \(file.destinationVersion), as \(twin.path) does; \
-                    keep one file for these versions
-                    """, at: nil))
+        if let twin = self.files.first(where: {
+            $0.sourceVersion == file.sourceVersion && $0.destinationVersion == file.destinationVersion
+        }) {
+            refuse(
+                """
+                \(path): maps version \(file.sourceVersion) to \(file.destinationVersion), as \(twin.path) does; keep \
+                one file for these versions
+                """)
             return
         }
         self.files.append(file)
     }
 
+    /// An entry of the mapping folder no mapping can be read from, and why.
+    private mutating func refuse(_ message: String) {
+        diagnostics.append(Diagnostic(.error, message, at: nil))
+    }
+
     /// `1 to 5`, or the numbers when there are gaps.
     private static func describe(_ versions: [Int]) -> String {
         guard let low = versions.min(), let high = versions.max() else { return "none" }
-        return versions.count == high - low + 1 ? "\(low) to \(high)" : versions.map(String.init).joined(separator: ", ")
+        return versions.count == high - low + 1
+            ? "\(low) to \(high)" : versions.map(String.init).joined(separator: ", ")
     }
 
     /// The file for A → B (a hop or a span), if any.

@@ -19,7 +19,9 @@ extension MappingMerge {
                 // on a new parent is carried by its subentities) that carries it; a policy that
                 // sets the inverse decides for itself.
                 let carrier = destination.subtree(of: declaredIn).first { name in
-                    guard let carried = mapping.mapping(forDestination: name)?.property(inverseName)?.source else { return false }
+                    guard let carried = mapping.mapping(forDestination: name)?.property(inverseName)?.source else {
+                        return false
+                    }
                     return carried != .defaultValue(nil) && carried != .policy
                 }
                 guard let inverseEntity = carrier else { continue }
@@ -28,11 +30,14 @@ extension MappingMerge {
                     Diagnostic(
                         .error,
                         """
-                        relationship '\(entity.name).\(property)': left empty, but its inverse \(inverseEntity).\(inverseName) \
-                        is mapped, and Core Data sets an inverse whenever either side is set: the pairs would stay
+                        relationship '\(entity.name).\(property)': left empty, but its inverse \
+                        \(inverseEntity).\(inverseName) is mapped, and Core Data sets an inverse whenever either side \
+                        is set: the pairs would stay
                         """,
                         at: location,
-                        hint: "leave \(inverseEntity).\(inverseName) empty too (`\(inverseName): { default: null }` under \(inverseEntity)), "
+                        hint:
+                            "leave \(inverseEntity).\(inverseName) empty too (`\(inverseName): { default: null }` "
+                            + "under \(inverseEntity)), "
                             + "or remove this line"))
             }
         }

@@ -21,7 +21,10 @@ extension MappingMerge {
             diagnostics.append(
                 Diagnostic(
                     .error,
-                    "entity '\(override.name)': \(sourceEntity.name) cannot be paired with \(entity.name) of version \(to)",
+                    """
+                    entity '\(override.name)': \(sourceEntity.name) cannot be paired with \(entity.name) of version \
+                    \(to)
+                    """,
                     at: override.location))
             return
         }
@@ -52,7 +55,10 @@ extension MappingMerge {
             diagnostics.append(
                 Diagnostic(
                     .error,
-                    "\(subject): destination '\(override.destination ?? "")' is not an entity of \(destination.model) version \(to)",
+                    """
+                    \(subject): destination '\(override.destination ?? "")' is not an entity of \(destination.model) \
+                    version \(to)
+                    """,
                     at: override.location,
                     hint: Suggestions.hint(for: override.destination ?? "", in: destination.entities.map(\.name))))
             return nil
@@ -72,21 +78,29 @@ extension MappingMerge {
             diagnostics.append(
                 Diagnostic(
                     .error,
-                    "\(subject): '\(override.name)' is an entity of version \(to); a further mapping into \(name) needs a name of its own",
+                    """
+                    \(subject): '\(override.name)' is an entity of version \(to); a further mapping into \(name) needs \
+                    a name of its own
+                    """,
                     at: override.location, hint: "name it as Core Data names entity mappings: `<Source>To\(name)`"))
             return nil
         }
         guard let sourceName = override.source else {
             diagnostics.append(
                 Diagnostic(
-                    .error, "\(subject): a further mapping into \(name) needs `source:` (the entity of version \(from) it makes \(name)s of)",
+                    .error,
+                    """
+                    \(subject): a further mapping into \(name) needs `source:` (the entity of version \(from) it makes \
+                    \(name)s of)
+                    """,
                     at: override.location))
             return nil
         }
         guard let sourceEntity = source.entity(named: sourceName) else {
             diagnostics.append(
                 Diagnostic(
-                    .error, "\(subject): source '\(sourceName)' is not an entity of version \(from)", at: override.location,
+                    .error, "\(subject): source '\(sourceName)' is not an entity of version \(from)",
+                    at: override.location,
                     hint: Suggestions.hint(for: sourceName, in: source.entities.map(\.name))))
             return nil
         }
@@ -94,15 +108,22 @@ extension MappingMerge {
             diagnostics.append(
                 Diagnostic(
                     .error,
-                    "\(subject): policy \(policy): a further mapping into \(name) runs set-based; a policy on it is not supported",
-                    at: override.location, hint: "compute its values with `value:` expressions, or make both sources' objects in one policy"))
+                    """
+                    \(subject): policy \(policy): a further mapping into \(name) runs set-based; a policy on it is not \
+                    supported
+                    """,
+                    at: override.location,
+                    hint: "compute its values with `value:` expressions, or make both sources' objects in one policy"))
             return nil
         }
         if mapping.entityMappings.contains(where: { $0.destination == name && $0.source == sourceName }) {
             diagnostics.append(
                 Diagnostic(
                     .error,
-                    "\(subject): another mapping already makes \(name)s of \(sourceName): each \(sourceName) would become two \(name)s",
+                    """
+                    \(subject): another mapping already makes \(name)s of \(sourceName): each \(sourceName) would \
+                    become two \(name)s
+                    """,
                     at: override.location))
             return nil
         }
@@ -122,8 +143,9 @@ extension MappingMerge {
                 Diagnostic(
                     .error,
                     """
-                    entity mapping '\(override.name)': \(others.joined(separator: " and ")) also make\(others.count == 1 ? "s" : "") \
-                    objects of \(sourceName): a merge takes a source entity no other mapping reads
+                    entity mapping '\(override.name)': \(others.joined(separator: " and ")) also \
+                    make\(others.count == 1 ? "s" : "") objects of \(sourceName): a merge takes a source entity no \
+                    other mapping reads
                     """,
                     at: override.location,
                     hint: "give the other mapping `filter: \"FALSEPREDICATE\"`, or make these objects in one mapping"))
@@ -158,7 +180,9 @@ extension MappingMerge {
         trial.entityMappings.swapAt(first, index)
         var asEntity = refusal
         asEntity.entity = name
-        if MappingResolver.copiesAcrossRenamedEntity(asEntity, mapping: &trial, source: source, destination: destination) {
+        if MappingResolver.copiesAcrossRenamedEntity(
+            asEntity, mapping: &trial, source: source, destination: destination)
+        {
             mapping.entityMappings[index] = trial.entityMappings[first]
             return true
         }
@@ -174,10 +198,13 @@ extension MappingMerge {
     /// further source could not see. True when it was so.
     private func takesOwnMappingsRelationship(_ refusal: Refusal, into further: inout EntityMapping) -> Bool {
         guard refusal.kind == .destinationChanged, let property = refusal.property, let name = further.destination,
-            let own = mapping.mapping(forDestination: name), own.name != further.name, let ownProperty = own.property(property),
+            let own = mapping.mapping(forDestination: name), own.name != further.name,
+            let ownProperty = own.property(property),
             let from = MappingResolver.mappingSourceName(ownProperty.source),
-            let ownSource = own.source.flatMap({ source.entity(named: $0) }), let furtherSource = further.source.flatMap({ source.entity(named: $0) }),
-            let declared = ownSource.relationship(named: from)?.declaredIn, furtherSource.relationship(named: from)?.declaredIn == declared,
+            let ownSource = own.source.flatMap({ source.entity(named: $0) }),
+            let furtherSource = further.source.flatMap({ source.entity(named: $0) }),
+            let declared = ownSource.relationship(named: from)?.declaredIn,
+            furtherSource.relationship(named: from)?.declaredIn == declared,
             let p = further.properties.firstIndex(where: { $0.name == property })
         else { return false }
         further.properties[p].source = ownProperty.source

@@ -76,7 +76,9 @@ struct MappingMerge {
         mapping.entityMappings[index] = MappingResolver.pairByName(entity, with: sourceEntity)
         mapping.entityMappings.removeAll { $0.kind == .remove && $0.source == sourceName }
         // The source entity inference had paired is now mapped by nothing: its rows are dropped.
-        if let previous, !mapping.entityMappings.contains(where: { $0.source == previous }), let old = source.entity(named: previous) {
+        if let previous, !mapping.entityMappings.contains(where: { $0.source == previous }),
+            let old = source.entity(named: previous)
+        {
             mapping.entityMappings.append(
                 EntityMapping(
                     name: "\(previous)ToNothing", kind: .remove, source: previous, destination: nil,
@@ -85,7 +87,9 @@ struct MappingMerge {
         return mapping.entityMappings.firstIndex { $0.destination == entity.name }!
     }
 
-    private mutating func applyPolicy(_ policy: String, of override: MappingFile.EntityOverride, _ entity: CompiledEntity, at index: Int) {
+    private mutating func applyPolicy(
+        _ policy: String, of override: MappingFile.EntityOverride, _ entity: CompiledEntity, at index: Int
+    ) {
         if let knownPolicies, !knownPolicies.contains(policy) {
             refusals.append(
                 Refusal(
@@ -130,7 +134,8 @@ struct MappingMerge {
                 Diagnostic(
                     .error, "\(target.subject): not a property of \(entity.name) in version \(to)",
                     at: target.location,
-                    hint: Suggestions.hint(for: property, in: entity.attributes.map(\.name) + entity.relationships.map(\.name))))
+                    hint: Suggestions.hint(
+                        for: property, in: entity.attributes.map(\.name) + entity.relationships.map(\.name))))
             return
         }
         let newSource: PropertySource?
@@ -139,7 +144,8 @@ struct MappingMerge {
             if override.policy == nil {
                 diagnostics.append(
                     Diagnostic(
-                        .error, "property '\(entity.name).\(property)': set by a policy, but the entity names no policy",
+                        .error,
+                        "property '\(entity.name).\(property)': set by a policy, but the entity names no policy",
                         at: target.location, hint: "add `policy: <Name>` to entity '\(entity.name)'"))
             }
             newSource = .policy
@@ -156,7 +162,8 @@ struct MappingMerge {
         if let p = mapping.entityMappings[index].properties.firstIndex(where: { $0.name == property }) {
             mapping.entityMappings[index].properties[p].source = newSource
         } else {
-            mapping.entityMappings[index].properties.append(PropertyMapping(name: property, source: newSource, isRelationship: relationship != nil))
+            mapping.entityMappings[index].properties.append(
+                PropertyMapping(name: property, source: newSource, isRelationship: relationship != nil))
             mapping.entityMappings[index].properties.sort { $0.name < $1.name }
         }
         if mapping.entityMappings[index].kind == .copy { mapping.entityMappings[index].kind = .transform }
@@ -261,11 +268,15 @@ struct MappingMerge {
         _ text: String, _ textLocation: ScalarPositions, nilOnFailure: Bool,
         _ target: PropertyTarget
     ) -> PropertySource? {
-        guard let attribute = target.attribute, let sourceEntity = expressionSourceEntity(text, nilOnFailure: nilOnFailure, target) else {
+        guard let attribute = target.attribute,
+            let sourceEntity = expressionSourceEntity(text, nilOnFailure: nilOnFailure, target)
+        else {
             return nil
         }
         do {
-            let checker = TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"], entityPolicy: target.override.policy)
+            let checker = TypeChecker(
+                version: source, entity: sourceEntity.name, rowVariables: ["source"],
+                entityPolicy: target.override.policy)
             let checked = try checker.value(text, for: attribute.declaration)
             if case .policyCall(let policy, let selector, _, _) = checked, let functions = policyFunctions?[policy],
                 !functions.contains(selector)
@@ -301,7 +312,9 @@ struct MappingMerge {
     /// one: nil (with the problem noted) without a source entity, under an
     /// object-graph policy, for a transient attribute, or `onFailure: nil` on a
     /// required one.
-    private mutating func expressionSourceEntity(_ text: String, nilOnFailure: Bool, _ target: PropertyTarget) -> CompiledEntity? {
+    private mutating func expressionSourceEntity(_ text: String, nilOnFailure: Bool, _ target: PropertyTarget)
+        -> CompiledEntity?
+    {
         let entity = target.entity, property = target.property, location = target.location
         guard let attribute = target.attribute else { return nil }
         guard let sourceEntity = target.sourceEntity else {
@@ -364,7 +377,8 @@ struct MappingMerge {
                 {
                     diagnostics.append(
                         Diagnostic(
-                            .error, "\(target.subject): left empty, but the relationship is required (it must hold an object)",
+                            .error,
+                            "\(target.subject): left empty, but the relationship is required (it must hold an object)",
                             at: target.location))
                     return nil
                 }
@@ -372,7 +386,8 @@ struct MappingMerge {
             }
             diagnostics.append(
                 Diagnostic(
-                    .error, "\(target.subject): a relationship takes no default but null (it starts empty)", at: target.location))
+                    .error, "\(target.subject): a relationship takes no default but null (it starts empty)",
+                    at: target.location))
             return nil
         }
         var parsed: AttributeValue?
@@ -419,7 +434,11 @@ struct MappingMerge {
                 diagnostics.append(
                     Diagnostic(
                         .error, "\(override.subject): filter: \(error.detail)", at: at,
-                        hint: "the filter is a predicate over \(sourceEntity.name) of version \(from) (Docs/Predicates.md)"))
+                        hint:
+                            """
+                            the filter is a predicate over \(sourceEntity.name) of version \(from) (Docs/Predicates.md)
+                            """
+                    ))
             }
         } else {
             diagnostics.append(
@@ -431,18 +450,24 @@ struct MappingMerge {
 
     /// The source properties the entity's mapping leaves unread after the override.
     private mutating func updateDropped(at index: Int, _ sourceEntity: CompiledEntity?) {
-        var used = Set(mapping.entityMappings[index].properties.compactMap { MappingResolver.mappingSourceName($0.source) })
+        var used = Set(
+            mapping.entityMappings[index].properties.compactMap { MappingResolver.mappingSourceName($0.source) })
         if let sourceEntity {
             // Source properties an expression or the filter reads are not dropped data.
             for property in mapping.entityMappings[index].properties {
-                if case .expression(let text, _) = property.source { used.formUnion(MappingResolver.reads(text, of: sourceEntity)) }
+                if case .expression(let text, _) = property.source {
+                    used.formUnion(MappingResolver.reads(text, of: sourceEntity))
+                }
             }
-            if let filter = mapping.entityMappings[index].filter { used.formUnion(MappingResolver.reads(filter, of: sourceEntity)) }
+            if let filter = mapping.entityMappings[index].filter {
+                used.formUnion(MappingResolver.reads(filter, of: sourceEntity))
+            }
         }
         if mapping.entityMappings[index].kind != .custom, let sourceEntity {
             // Every value is now copied or given: a source property none reads is dropped
             // (also one an override stopped reading).
-            mapping.entityMappings[index].droppedProperties = Renames.storedProperties(of: sourceEntity).map(\.name).filter { !used.contains($0) }.sorted()
+            mapping.entityMappings[index].droppedProperties = Renames.storedProperties(of: sourceEntity).map(\.name)
+                .filter { !used.contains($0) }.sorted()
         } else {
             // Source properties now used by an override are no longer dropped.
             mapping.entityMappings[index].droppedProperties.removeAll { used.contains($0) }

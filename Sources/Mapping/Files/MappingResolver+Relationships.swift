@@ -27,8 +27,14 @@ extension MappingResolver {
         mapping: MappingModel, file: MappingFile? = nil
     ) throws(RelationshipValueError) -> RelationshipValue {
         let syntax: ExpressionSyntax
-        do { syntax = try PredicateParser.expression(text) } catch { throw RelationshipValueError(detail: error.detail, column: error.column) }
-        let form = "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', '<Mapping>', $source.<relationship>)"
+        do { syntax = try PredicateParser.expression(text) } catch {
+            throw RelationshipValueError(detail: error.detail, column: error.column)
+        }
+        let form =
+            """
+            FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', '<Mapping>', \
+            $source.<relationship>)
+            """
         guard case .invoke(.keyPath("manager", [], _), let selector, let arguments, let at) = syntax,
             destinationInstancesSelectors.contains(selector), arguments.count == 2
         else {
@@ -37,19 +43,22 @@ extension MappingResolver {
                 column: syntax.position + 1)
         }
         guard case .string(let name, let nameAt) = arguments[0] else {
-            throw RelationshipValueError(detail: "\(selector) takes a name in quotes first", column: arguments[0].position + 1)
+            throw RelationshipValueError(
+                detail: "\(selector) takes a name in quotes first", column: arguments[0].position + 1)
         }
         if case .keyPath("source", [], let selfAt) = arguments[1] {
             return try sameObject(
-                selector: selector, name: name, nameAt: nameAt, at: selfAt, for: relationship, in: owner ?? relationship.declaredIn,
+                selector: selector, name: name, nameAt: nameAt, at: selfAt, for: relationship,
+                in: owner ?? relationship.declaredIn,
                 sourceEntity: sourceEntity,
                 destination: destination, mapping: mapping, file: file)
         }
         guard case .keyPath("source", let components, let pathAt) = arguments[1], !components.isEmpty else {
             throw RelationshipValueError(
                 detail: """
-                    the source instances are $source.<relationship> here (the objects \(sourceEntity.name) is related to); \
-                    \(arguments[1].position == at ? "" : "other sources ")have no set-based form: fill it in a policy
+                    the source instances are $source.<relationship> here (the objects \(sourceEntity.name) is related \
+                    to); \(arguments[1].position == at ? "" : "other sources ")have no set-based form: fill it in a \
+                    policy
                     """, column: arguments[1].position + 1)
         }
         let path = "$source." + components.joined(separator: ".")
@@ -65,12 +74,14 @@ extension MappingResolver {
         }
         if selector.hasPrefix("destinationInstancesForSourceRelationshipNamed:") {
             guard name == from.name else {
-                throw RelationshipValueError(detail: "'\(name)' names another relationship than \(path)", column: nameAt + 1)
+                throw RelationshipValueError(
+                    detail: "'\(name)' names another relationship than \(path)", column: nameAt + 1)
             }
             return .copy(from.name)
         }
         try carries(
-            name, at: nameAt, from.declaration.destination, to: relationship, path: path, source: source, destination: destination,
+            name, at: nameAt, from.declaration.destination, to: relationship, path: path, source: source,
+            destination: destination,
             mapping: mapping)
         return .copy(from.name)
     }
@@ -117,7 +128,8 @@ extension MappingResolver {
             let written = file?.entities.first(where: { $0.name == inverseOwner })?.properties[inverseName]
         else { return }
         let reverse = hops.reversed().map { $0.declaration.inverse }
-        if case .expression(let text, _, _) = written, case .invoke(_, _, let arguments, _)? = try? PredicateParser.expression(text),
+        if case .expression(let text, _, _) = written,
+            case .invoke(_, _, let arguments, _)? = try? PredicateParser.expression(text),
             arguments.count == 2, case .keyPath("source", let back, _) = arguments[1],
             back.filter({ !setOperators.contains($0) }) == reverse.compactMap({ $0 }), !reverse.contains(nil)
         {
@@ -125,13 +137,16 @@ extension MappingResolver {
         }
         throw refuse(
             """
-            \(relationship.name) and its inverse \(inverseOwner).\(inverseName) are one set of pairs: give the inverse no value, \
-            or the reverse key path\(reverse.contains(nil) ? "" : " ($source.\(reverse.compactMap { $0 }.joined(separator: ".")))")
+            \(relationship.name) and its inverse \(inverseOwner).\(inverseName) are one set of pairs: give the inverse \
+            no value, or the reverse key \
+            path\(reverse.contains(nil) ? "" : " ($source.\(reverse.compactMap { $0 }.joined(separator: ".")))")
             """)
     }
 
     /// Key-value coding's set operators: over sets, a union of the objects' sets.
-    static let setOperators: Set<String> = ["@distinctUnionOfSets", "@unionOfSets", "@distinctUnionOfObjects", "@unionOfObjects"]
+    static let setOperators: Set<String> = [
+        "@distinctUnionOfSets", "@unionOfSets", "@distinctUnionOfObjects", "@unionOfObjects",
+    ]
 
     /// A key path through several relationships (`$source.country.continent`,
     /// `$source.countries.@distinctUnionOfSets.moods`): for a to-one, the object reached
@@ -145,7 +160,9 @@ extension MappingResolver {
         -> RelationshipValue
     {
         let path = "$source." + components.joined(separator: ".")
-        func refuse(_ detail: String) -> RelationshipValueError { RelationshipValueError(detail: detail, column: pathAt + 1) }
+        func refuse(_ detail: String) -> RelationshipValueError {
+            RelationshipValueError(detail: detail, column: pathAt + 1)
+        }
         guard selector.hasPrefix("destinationInstancesForEntityMappingNamed:") else {
             throw refuse("'\(selector)' takes one source relationship ($source.<relationship>)")
         }
@@ -160,16 +177,21 @@ extension MappingResolver {
             hops.append(hop)
             entity = next
         }
-        try carries(name, at: nameAt, entity.name, to: relationship, path: path, source: source, destination: destination, mapping: mapping)
+        try carries(
+            name, at: nameAt, entity.name, to: relationship, path: path, source: source, destination: destination,
+            mapping: mapping)
         let keys = "$source." + hops.map(\.name).joined(separator: ".")
         if !relationship.declaration.isToMany {
             guard hops.allSatisfy({ !$0.declaration.isToMany }) else {
-                throw refuse("\(path) reaches many objects through a to-many relationship; \(relationship.name) is a to-one")
+                throw refuse(
+                    "\(path) reaches many objects through a to-many relationship; \(relationship.name) is a to-one")
             }
             return .path(keys)
         }
         let inverseName = relationship.declaration.inverse, inverseOwner = relationship.inverseEntity
-        let inverse = inverseName.flatMap { name in inverseOwner.flatMap { destination.entity(named: $0)?.relationship(named: name) } }
+        let inverse = inverseName.flatMap { name in
+            inverseOwner.flatMap { destination.entity(named: $0)?.relationship(named: name) }
+        }
         // A many-to-many, or a to-many without an inverse: its pairs are the chained pairs of
         // the relationships on the way, both ends carried over with their keys (one join,
         // set-based; SegmentPlanner.pathPairs).
@@ -180,19 +202,23 @@ extension MappingResolver {
         guard let inverseName, let inverseOwner else { return .path(keys) }
         var reverse: [String] = []
         for hop in hops.reversed() {
-            guard let inverse = hop.declaration.inverse else { throw refuse("\(path): \(hop.name) has no inverse to follow back") }
+            guard let inverse = hop.declaration.inverse else {
+                throw refuse("\(path): \(hop.name) has no inverse to follow back")
+            }
             reverse.append(inverse)
         }
         // The inverse's own value, as written in the file.
         let written = file?.entities.first { $0.name == inverseOwner }?.properties[inverseName]
-        guard case .expression(let text, _, _)? = written, case .invoke(_, _, let arguments, _)? = try? PredicateParser.expression(text),
-            arguments.count == 2, case .keyPath("source", let back, _) = arguments[1], back.filter({ !setOperators.contains($0) }) == reverse
+        guard case .expression(let text, _, _)? = written,
+            case .invoke(_, _, let arguments, _)? = try? PredicateParser.expression(text),
+            arguments.count == 2, case .keyPath("source", let back, _) = arguments[1],
+            back.filter({ !setOperators.contains($0) }) == reverse
         else {
             throw refuse(
                 """
-                \(relationship.name) is stored by its inverse \(inverseOwner).\(inverseName): give that the reverse key path \
-                (FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', …, $source.\(reverse.joined(separator: ".")))), \
-                or fill both in a policy
+                \(relationship.name) is stored by its inverse \(inverseOwner).\(inverseName): give that the reverse \
+                key path (FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', …, \
+                $source.\(reverse.joined(separator: ".")))), or fill both in a policy
                 """)
         }
         return .path(keys)

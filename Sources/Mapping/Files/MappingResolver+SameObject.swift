@@ -18,7 +18,9 @@ extension MappingResolver {
         mapping: MappingModel, file: MappingFile?
     ) throws(RelationshipValueError) -> RelationshipValue {
         guard selector.hasPrefix("destinationInstancesForEntityMappingNamed:") else {
-            throw RelationshipValueError(detail: "'\(selector)' takes a source relationship ($source.<relationship>), not $source", column: at + 1)
+            throw RelationshipValueError(
+                detail: "'\(selector)' takes a source relationship ($source.<relationship>), not $source",
+                column: at + 1)
         }
         // Every entity mapping of the file exists at once, as in Core Data: one written
         // further down (`source:` re-pairs it there) is found by its name too.
@@ -29,33 +31,41 @@ extension MappingResolver {
         }
         guard let carrier = mapping.entityMappings.first(where: { $0.name == name }) ?? later else {
             let names = mapping.entityMappings.filter { $0.destination != nil }.map(\.name)
-            throw RelationshipValueError(detail: "no entity mapping of this hop is named '\(name)' (\(names.joined(separator: ", ")))", column: nameAt + 1)
+            throw RelationshipValueError(
+                detail: "no entity mapping of this hop is named '\(name)' (\(names.joined(separator: ", ")))",
+                column: nameAt + 1)
         }
         let target = relationship.declaration.destination
-        guard carrier.source == sourceEntity.name, let made = carrier.destination, destination.subtree(of: target).contains(made) else {
+        guard carrier.source == sourceEntity.name, let made = carrier.destination,
+            destination.subtree(of: target).contains(made)
+        else {
             // Another source entity's mapping: Core Data answers with the objects it made
             // from this very object, known only where they are made (a policy's stages).
             throw RelationshipValueError(
                 detail: """
-                    $source: the objects '\(name)' makes from this \(sourceEntity.name) object; which destination objects those are \
-                    is known only to the code that makes them, not from the store: fill \(relationship.name) in a policy
+                    $source: the objects '\(name)' makes from this \(sourceEntity.name) object; which destination \
+                    objects those are is known only to the code that makes them, not from the store: fill \
+                    \(relationship.name) in a policy
                     """, column: at + 1)
         }
         guard carrier.kind != .custom else {
             throw RelationshipValueError(
-                detail: "'\(name)' makes its objects in policy \(carrier.policy ?? "?"): set \(relationship.name) there",
+                detail:
+                    "'\(name)' makes its objects in policy \(carrier.policy ?? "?"): set \(relationship.name) there",
                 column: nameAt + 1)
         }
         // Stored as a key on this entity's rows (a to-one), or on the other's rows (a
         // to-many whose inverse is a to-one); the other side of a one-to-one or of a
         // to-many is filled below, as the same source object's.
-        let inverse = relationship.declaration.inverse.flatMap { destination.entity(named: target)?.relationship(named: $0) }
+        let inverse = relationship.declaration.inverse.flatMap {
+            destination.entity(named: target)?.relationship(named: $0)
+        }
         let stored = relationship.declaration.isToMany ? inverse.map { !$0.declaration.isToMany } ?? false : true
         guard stored else {
             throw RelationshipValueError(
                 detail: """
-                    \(relationship.name) to the object '\(name)' makes of the same source object is filled set-based when it is \
-                    a to-one, or a to-many with a to-one inverse; fill this one in a policy
+                    \(relationship.name) to the object '\(name)' makes of the same source object is filled set-based \
+                    when it is a to-one, or a to-many with a to-one inverse; fill this one in a policy
                     """, column: at + 1)
         }
         // A one-to-one's other side points back at every object of this mapping: one
@@ -66,8 +76,8 @@ extension MappingResolver {
         {
             throw RelationshipValueError(
                 detail: """
-                    \(relationship.name) and its inverse \(target).\(inverse.name) are a one-to-one between the objects of one \
-                    source object, and \(owner)'s filter makes some of them alone: fill both in a policy
+                    \(relationship.name) and its inverse \(target).\(inverse.name) are a one-to-one between the \
+                    objects of one source object, and \(owner)'s filter makes some of them alone: fill both in a policy
                     """, column: at + 1)
         }
         return .path(sameSourceObject)
@@ -79,13 +89,17 @@ extension MappingResolver {
     static func fillSameObjectInverses(_ mapping: inout MappingModel, destination: CompiledVersion) {
         for entityMapping in mapping.entityMappings {
             guard let owner = entityMapping.destination.flatMap({ destination.entity(named: $0) }) else { continue }
-            for property in entityMapping.properties where property.isRelationship && property.source == .expression(sameSourceObject, nilOnFailure: false) {
+            for property in entityMapping.properties
+            where property.isRelationship && property.source == .expression(sameSourceObject, nilOnFailure: false) {
                 // A to-many (stored by its to-one inverse), or one side of a one-to-one.
                 guard let relationship = owner.relationship(named: property.name),
                     let inverse = relationship.declaration.inverse, let other = relationship.inverseEntity,
                     relationship.declaration.isToMany
-                        || destination.entity(named: other)?.relationship(named: inverse)?.declaration.isToMany == false,
-                    let index = mapping.entityMappings.firstIndex(where: { $0.destination == other && $0.source == entityMapping.source }),
+                        || destination.entity(named: other)?.relationship(named: inverse)?.declaration.isToMany
+                            == false,
+                    let index = mapping.entityMappings.firstIndex(where: {
+                        $0.destination == other && $0.source == entityMapping.source
+                    }),
                     let p = mapping.entityMappings[index].properties.firstIndex(where: { $0.name == inverse }),
                     mapping.entityMappings[index].properties[p].source == .defaultValue(nil)
                 else { continue }

@@ -31,7 +31,9 @@ package enum MappingResolver {
         // between them (as Core Data infers a mapping model), not through the hops
         // in between, which may not even migrate.
         let spans = file.map { $0.destinationVersion - $0.sourceVersion > 1 } ?? false
-        let chain = from <= to && !spans ? model.versions.filter { $0.version >= from && $0.version <= to } : [source, destination]
+        let chain =
+            from <= to && !spans
+            ? model.versions.filter { $0.version >= from && $0.version <= to } : [source, destination]
         return try resolve(chain: chain, file: file, knownPolicies: knownPolicies, policyFunctions: policyFunctions)
     }
 
@@ -62,7 +64,8 @@ package enum MappingResolver {
         if let isEmpty { relaxRequiredOnEmpty(&inferred, &refusals, isEmpty: isEmpty) }
         guard let file else {
             if !refusals.isEmpty {
-                throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: refusals)
+                throw InferenceFailure(
+                    model: model.name, sourceVersion: from, destinationVersion: to, refusals: refusals)
             }
             return inferred
         }
@@ -73,7 +76,8 @@ package enum MappingResolver {
         merge.settled = settled
         // The file's own names first, so that an entry may name another's mapping by them.
         for override in file.entities where override.destination == nil {
-            guard let name = override.mappingName, let index = merge.mapping.entityMappings.firstIndex(where: { $0.destination == override.name })
+            guard let name = override.mappingName,
+                let index = merge.mapping.entityMappings.firstIndex(where: { $0.destination == override.name })
             else { continue }
             merge.mapping.entityMappings[index].name = name
         }
@@ -92,7 +96,9 @@ package enum MappingResolver {
         }
         if !merge.diagnostics.isEmpty { throw DiagnosticsError(merge.diagnostics) }
         var mapping = merge.mapping
-        let remaining = merge.refusals.filter { !copiesAcrossRenamedEntity($0, mapping: &mapping, source: source, destination: destination) }
+        let remaining = merge.refusals.filter {
+            !copiesAcrossRenamedEntity($0, mapping: &mapping, source: source, destination: destination)
+        }
         if !remaining.isEmpty {
             throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: remaining)
         }
@@ -105,7 +111,9 @@ package enum MappingResolver {
     /// New required attributes without a default on entities the store holds no
     /// objects of: the property takes nil, and a `noObjects` requirement lets the
     /// data confirm it before the hop runs.
-    static func relaxRequiredOnEmpty(_ mapping: inout MappingModel, _ refusals: inout [Refusal], isEmpty: (String) -> Bool) {
+    static func relaxRequiredOnEmpty(
+        _ mapping: inout MappingModel, _ refusals: inout [Refusal], isEmpty: (String) -> Bool
+    ) {
         refusals.removeAll { refusal in
             guard refusal.kind == .requiredWithoutDefault, let property = refusal.property,
                 let index = mapping.entityMappings.firstIndex(where: { $0.destination == refusal.entity }),
@@ -115,7 +123,9 @@ package enum MappingResolver {
             mapping.entityMappings[index].properties[p].source = .defaultValue(nil)
             mapping.requirements =
                 (mapping.requirements ?? []) + [
-                    DataRequirement(kind: .noObjects, entity: refusal.entity, property: property, sourceEntity: sourceEntity, sourceProperty: "")
+                    DataRequirement(
+                        kind: .noObjects, entity: refusal.entity, property: property, sourceEntity: sourceEntity,
+                        sourceProperty: "")
                 ]
             return true
         }
@@ -135,9 +145,12 @@ package enum MappingResolver {
             let index = mapping.entityMappings.firstIndex(where: { $0.destination == refusal.entity }),
             let sourceEntity = mapping.entityMappings[index].source.flatMap({ source.entity(named: $0) }),
             let new = destination.entity(named: refusal.entity)?.relationship(named: name),
-            let old = sourceEntity.relationship(named: new.declaration.renamedFrom ?? name) ?? sourceEntity.relationship(named: name),
+            let old = sourceEntity.relationship(named: new.declaration.renamedFrom ?? name)
+                ?? sourceEntity.relationship(named: name),
             old.declaration.isToMany == new.declaration.isToMany, old.isManyToMany == new.isManyToMany,
-            mapping.entityMappings.contains(where: { $0.source == old.declaration.destination && $0.destination == new.declaration.destination }),
+            mapping.entityMappings.contains(where: {
+                $0.source == old.declaration.destination && $0.destination == new.declaration.destination
+            }),
             let p = mapping.entityMappings[index].properties.firstIndex(where: { $0.name == name }),
             mapping.entityMappings[index].properties[p].source == .policy
         else { return false }
@@ -190,25 +203,36 @@ package enum MappingResolver {
         var properties: [PropertyMapping] = []
         var used: Set<String> = []
         for attribute in entity.attributes where !attribute.declaration.isTransient {
-            if let old = sourceEntity.attribute(named: attribute.name), old.declaration.type == attribute.declaration.type {
-                properties.append(PropertyMapping(name: attribute.name, source: .copy(from: old.name), isRelationship: false))
+            if let old = sourceEntity.attribute(named: attribute.name),
+                old.declaration.type == attribute.declaration.type
+            {
+                properties.append(
+                    PropertyMapping(name: attribute.name, source: .copy(from: old.name), isRelationship: false))
                 used.insert(old.name)
             } else {
-                properties.append(PropertyMapping(name: attribute.name, source: .defaultValue(attribute.declaration.defaultValue), isRelationship: false))
+                properties.append(
+                    PropertyMapping(
+                        name: attribute.name, source: .defaultValue(attribute.declaration.defaultValue),
+                        isRelationship: false))
             }
         }
         for relationship in entity.relationships where !relationship.declaration.isTransient {
             if let old = sourceEntity.relationship(named: relationship.name) {
-                properties.append(PropertyMapping(name: relationship.name, source: .copy(from: old.name), isRelationship: true))
+                properties.append(
+                    PropertyMapping(name: relationship.name, source: .copy(from: old.name), isRelationship: true))
                 used.insert(old.name)
             } else {
-                properties.append(PropertyMapping(name: relationship.name, source: .defaultValue(nil), isRelationship: true))
+                properties.append(
+                    PropertyMapping(name: relationship.name, source: .defaultValue(nil), isRelationship: true))
             }
         }
-        let dropped = (sourceEntity.attributes.filter { !$0.declaration.isTransient }.map(\.name) + sourceEntity.relationships.map(\.name))
+        let dropped =
+            (sourceEntity.attributes.filter { !$0.declaration.isTransient }.map(\.name)
+            + sourceEntity.relationships.map(\.name))
             .filter { !used.contains($0) }.sorted()
         return EntityMapping(
-            name: "\(sourceEntity.name)To\(entity.name)", kind: .transform, source: sourceEntity.name, destination: entity.name,
+            name: "\(sourceEntity.name)To\(entity.name)", kind: .transform, source: sourceEntity.name,
+            destination: entity.name,
             properties: properties.sorted { $0.name < $1.name }, droppedProperties: dropped)
     }
 }

@@ -103,7 +103,9 @@ package struct ScalarPositions: Sendable, Hashable {
         // Past the file's text (a value longer than its source: not expected):
         // the rest stays on the last known position.
         let last = Position(line: line + 1, column: column + 1)
-        while positions.count < value.count + 1 { positions.append(positions.count == value.count ? last : (positions.last ?? last)) }
+        while positions.count < value.count + 1 {
+            positions.append(positions.count == value.count ? last : (positions.last ?? last))
+        }
         self.positions = positions
     }
 

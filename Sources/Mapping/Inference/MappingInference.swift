@@ -51,7 +51,8 @@ public enum MappingInference {
         var renames = Renames.hop(from: steps[0], to: steps[1], settled: last == 0 ? settled : Renames.Settled())
         for i in 1..<(steps.count - 1) {
             renames = Renames.compose(
-                renames, Renames.hop(from: steps[i], to: steps[i + 1], settled: i == last ? settled : Renames.Settled()))
+                renames, Renames.hop(from: steps[i], to: steps[i + 1], settled: i == last ? settled : Renames.Settled())
+            )
         }
         var inference = Inference(source: source, destination: destination, renames: renames)
         var mapping = inference.run()
@@ -103,7 +104,9 @@ public enum MappingInference {
         /// Changes whose success the stored data decides.
         var requirements: [DataRequirement] = []
 
-        mutating func refuse(_ kind: Refusal.Kind, _ entity: String, _ property: String?, _ change: String, _ remedy: String) {
+        mutating func refuse(
+            _ kind: Refusal.Kind, _ entity: String, _ property: String?, _ change: String, _ remedy: String
+        ) {
             refusals.append(Refusal(kind: kind, entity: entity, property: property, change: change, remedy: remedy))
         }
 
@@ -163,20 +166,29 @@ public enum MappingInference {
         mutating func checkHierarchies() {
             var roots: [String: Set<String>] = [:]
             for entity in destination.entities {
-                guard let sourceName = renames.entities[entity.name], let sourceEntity = source.entity(named: sourceName) else { continue }
+                guard let sourceName = renames.entities[entity.name],
+                    let sourceEntity = source.entity(named: sourceName)
+                else { continue }
                 roots[entity.root, default: []].insert(sourceEntity.root)
             }
             for (root, sourceRoots) in roots.sorted(by: { $0.key < $1.key }) where sourceRoots.count > 1 {
                 let names = sourceRoots.sorted()
                 refuse(
                     .mergedHierarchies, root, nil,
-                    "merges the hierarchies of \(names.joined(separator: " and ")) into one (their rows would share table Z\(root.uppercased()))",
-                    "keep them in separate hierarchies, or write \(fileHint) with a policy that copies one into the other")
+                    """
+                    merges the hierarchies of \(names.joined(separator: " and ")) into one (their rows would share \
+                    table Z\(root.uppercased()))
+                    """,
+                    """
+                    keep them in separate hierarchies, or write \(fileHint) with a policy that copies one into the other
+                    """
+                )
             }
         }
 
         mutating func map(_ entity: CompiledEntity) -> EntityMapping {
-            guard let sourceName = renames.entities[entity.name], let sourceEntity = source.entity(named: sourceName) else {
+            guard let sourceName = renames.entities[entity.name], let sourceEntity = source.entity(named: sourceName)
+            else {
                 // A new entity: no rows to carry; required relationships from existing
                 // entities to it are checked on their side.
                 return EntityMapping(
@@ -191,10 +203,13 @@ public enum MappingInference {
             let propertyMap = renames.properties[entity.name] ?? [:]
             var properties: [PropertyMapping] = []
             for attribute in entity.attributes where !attribute.declaration.isTransient {
-                properties.append(mapAttribute(attribute, of: entity, from: sourceEntity, sourceName: propertyMap[attribute.name]))
+                properties.append(
+                    mapAttribute(attribute, of: entity, from: sourceEntity, sourceName: propertyMap[attribute.name]))
             }
             for relationship in entity.relationships where !relationship.declaration.isTransient {
-                properties.append(mapRelationship(relationship, of: entity, from: sourceEntity, sourceName: propertyMap[relationship.name]))
+                properties.append(
+                    mapRelationship(
+                        relationship, of: entity, from: sourceEntity, sourceName: propertyMap[relationship.name]))
             }
             properties.sort { $0.name < $1.name }
             let used = Set(propertyMap.values)
@@ -206,7 +221,8 @@ public enum MappingInference {
             return EntityMapping(
                 name: "\(sourceEntity.name)To\(entity.name)", kind: unchanged ? .copy : .transform,
                 source: sourceEntity.name, destination: entity.name, properties: properties,
-                droppedProperties: dropped, layoutChanges: layoutChanges(from: sourceEntity, to: entity, renames: propertyMap))
+                droppedProperties: dropped,
+                layoutChanges: layoutChanges(from: sourceEntity, to: entity, renames: propertyMap))
         }
 
         mutating func mapAttribute(
@@ -234,7 +250,11 @@ public enum MappingInference {
                 refuse(
                     .attributeRelationshipSwap, entity.name, a.name,
                     "relationship '\(sourceEntity.name).\(sourceName)' became an attribute",
-                    "write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate version (remove, then add)")
+                    """
+                    write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate \
+                    version (remove, then add)
+                    """
+                )
                 return PropertyMapping(name: a.name, source: .policy, isRelationship: false)
             }
             var conversion: Conversion?
@@ -249,8 +269,8 @@ public enum MappingInference {
                         .typeChange, entity.name, a.name,
                         "type change \(old.type.rawValue) → \(a.type.rawValue) is \(what), not a widening",
                         """
-                        write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate version \
-                        (add the new attribute, copy in a policy, remove the old one)
+                        write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate \
+                        version (add the new attribute, copy in a policy, remove the old one)
                         """)
                 }
             }
@@ -268,7 +288,10 @@ public enum MappingInference {
             }
             // Refused values are left to a policy (a mapping file may lift the refusal).
             if refused { return PropertyMapping(name: a.name, source: .policy, isRelationship: false) }
-            if let conversion { return PropertyMapping(name: a.name, source: .convert(from: sourceName, conversion: conversion), isRelationship: false) }
+            if let conversion {
+                return PropertyMapping(
+                    name: a.name, source: .convert(from: sourceName, conversion: conversion), isRelationship: false)
+            }
             return PropertyMapping(name: a.name, source: .copy(from: sourceName), isRelationship: false)
         }
 
@@ -282,7 +305,9 @@ public enum MappingInference {
                     // As in Core Data, the mapping exists; existing objects would have no
                     // destination, so the stored data decides: none, it migrates.
                     requirements.append(
-                        DataRequirement(kind: .noObjects, entity: entity.name, property: r.name, sourceEntity: sourceEntity.name, sourceProperty: ""))
+                        DataRequirement(
+                            kind: .noObjects, entity: entity.name, property: r.name, sourceEntity: sourceEntity.name,
+                            sourceProperty: ""))
                 }
                 return PropertyMapping(name: r.name, source: .defaultValue(nil), isRelationship: true)
             }
@@ -290,7 +315,11 @@ public enum MappingInference {
                 refuse(
                     .attributeRelationshipSwap, entity.name, r.name,
                     "attribute '\(sourceEntity.name).\(sourceName)' became a relationship",
-                    "write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate version")
+                    """
+                    write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate \
+                    version
+                    """
+                )
                 return PropertyMapping(name: r.name, source: .policy, isRelationship: true)
             }
             let o = old.declaration
@@ -306,11 +335,15 @@ public enum MappingInference {
                     .destinationChanged, entity.name, r.name,
                     r.destination == o.destination
                         ? """
-                        destination \(r.destination) is a new entity here (it pairs with no entity of the source: check its renamedFrom), \
-                        not the \(o.destination) it pointed to
+                        destination \(r.destination) is a new entity here (it pairs with no entity of the source: \
+                        check its renamedFrom), not the \(o.destination) it pointed to
                         """
                         : "destination changed from \(o.destination) to \(r.destination), an unrelated entity",
-                    "write \(fileHint) with a policy for \(entity.name) that sets the new relationship, or add a new relationship and remove the old one")
+                    """
+                    write \(fileHint) with a policy for \(entity.name) that sets the new relationship, or add a new \
+                    relationship and remove the old one
+                    """
+                )
                 return PropertyMapping(name: r.name, source: .policy, isRelationship: true)
             }
             var conversion: Conversion?
@@ -319,44 +352,74 @@ public enum MappingInference {
             } else if o.keepsOrder != r.keepsOrder {
                 conversion = .reorder
             }
-            if let conversion { return PropertyMapping(name: r.name, source: .convert(from: sourceName, conversion: conversion), isRelationship: true) }
+            if let conversion {
+                return PropertyMapping(
+                    name: r.name, source: .convert(from: sourceName, conversion: conversion), isRelationship: true)
+            }
             return PropertyMapping(name: r.name, source: .copy(from: sourceName), isRelationship: true)
         }
 
         func layoutChanges(from old: CompiledEntity, to new: CompiledEntity, renames: [String: String]) -> [String] {
             var changes: [String] = []
             for attribute in new.attributes where !attribute.declaration.isTransient {
-                guard let sourceName = renames[attribute.name], let before = old.attribute(named: sourceName)?.declaration else { continue }
+                guard let sourceName = renames[attribute.name],
+                    let before = old.attribute(named: sourceName)?.declaration
+                else { continue }
                 let a = attribute.declaration
-                if before.isIndexed != a.isIndexed { changes.append("\(a.name): \(a.isIndexed ? "index added" : "index removed")") }
-                if before.defaultValue != a.defaultValue {
-                    changes.append("\(a.name): default \(before.defaultValue.map(\.displayText) ?? "none") → \(a.defaultValue.map(\.displayText) ?? "none")")
+                if before.isIndexed != a.isIndexed {
+                    changes.append("\(a.name): \(a.isIndexed ? "index added" : "index removed")")
                 }
-                if before.minimum != a.minimum || before.maximum != a.maximum { changes.append("\(a.name): limits changed") }
+                if before.defaultValue != a.defaultValue {
+                    changes.append(
+                        """
+                        \(a.name): default \(before.defaultValue.map(\.displayText) ?? "none") → \
+                        \(a.defaultValue.map(\.displayText) ?? "none")
+                        """
+                    )
+                }
+                if before.minimum != a.minimum || before.maximum != a.maximum {
+                    changes.append("\(a.name): limits changed")
+                }
                 if before.transformer != a.transformer {
-                    changes.append("\(a.name): transformer \(before.transformer ?? "none") → \(a.transformer ?? "none")")
+                    changes.append(
+                        "\(a.name): transformer \(before.transformer ?? "none") → \(a.transformer ?? "none")")
                 }
             }
             for relationship in new.relationships {
-                guard let sourceName = renames[relationship.name], let before = old.relationship(named: sourceName)?.declaration else { continue }
+                guard let sourceName = renames[relationship.name],
+                    let before = old.relationship(named: sourceName)?.declaration
+                else { continue }
                 if before.deleteRule != relationship.declaration.deleteRule {
-                    changes.append("\(relationship.name): delete rule \(before.deleteRule.rawValue) → \(relationship.declaration.deleteRule.rawValue)")
+                    changes.append(
+                        """
+                        \(relationship.name): delete rule \(before.deleteRule.rawValue) → \
+                        \(relationship.declaration.deleteRule.rawValue)
+                        """
+                    )
                 }
             }
             let beforeIndexes = Set(
                 old.indexes.map {
-                    $0.name + ":" + $0.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")
+                    $0.name + ":"
+                        + $0.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")
                 })
             let afterIndexes = Set(
                 new.indexes.map {
-                    $0.name + ":" + $0.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")
+                    $0.name + ":"
+                        + $0.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")
                 })
             for index in new.indexes
-            where !beforeIndexes.contains(index.name + ":" + index.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")) {
+            where !beforeIndexes.contains(
+                index.name + ":"
+                    + index.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ","))
+            {
                 changes.append("index \(index.name) added")
             }
             for index in old.indexes
-            where !afterIndexes.contains(index.name + ":" + index.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")) {
+            where !afterIndexes.contains(
+                index.name + ":"
+                    + index.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ","))
+            {
                 changes.append("index \(index.name) removed")
             }
             if Set(old.uniqueness) != Set(new.uniqueness) { changes.append("uniqueness constraints changed") }

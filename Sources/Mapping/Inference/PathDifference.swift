@@ -90,12 +90,21 @@ private struct DifferenceFinder {
                 add(
                     .entityRemovedAndReadded, entity.name, nil,
                     chain: "drops \(d)'s objects in version \(gone) (\(entity.name) starts empty)",
-                    direct: "keeps them (\(entity.name) paired with \(d) by \(entity.name == d ? "name" : "renaming identifier"))")
+                    direct:
+                        """
+                        keeps them (\(entity.name) paired with \(d) by \
+                        \(entity.name == d ? "name" : "renaming identifier"))
+                        """
+                )
             case (nil, let c?):
                 add(
                     .entityRenamedAcrossHops, entity.name, nil,
                     chain: "carries \(c)'s objects into \(entity.name) (renamed across versions)",
-                    direct: "cannot pair \(entity.name) with \(c): \(entity.name) starts empty and \(c)'s objects are dropped")
+                    direct:
+                        """
+                        cannot pair \(entity.name) with \(c): \(entity.name) starts empty and \(c)'s objects are dropped
+                        """
+                )
             case (let d?, let c?) where d != c:
                 add(
                     .differentSource, entity.name, nil, chain: "fills \(entity.name) with \(c)'s objects",
@@ -107,7 +116,8 @@ private struct DifferenceFinder {
         return found
     }
 
-    mutating func add(_ kind: PathDifference.Kind, _ entity: String, _ property: String?, chain: String, direct: String) {
+    mutating func add(_ kind: PathDifference.Kind, _ entity: String, _ property: String?, chain: String, direct: String)
+    {
         found.append(PathDifference(kind: kind, entity: entity, property: property, chain: chain, direct: direct))
     }
 
@@ -125,13 +135,20 @@ private struct DifferenceFinder {
                 add(
                     .removedAndReadded, entity.name, property,
                     chain: "loses \(sourceName).\(d)'s values: removed in version \(gone), added back later (\(empty))",
-                    direct: "keeps them (paired with \(sourceName).\(d) by \(property == d ? "name" : "renaming identifier"))")
+                    direct:
+                        """
+                        keeps them (paired with \(sourceName).\(d) by \(property == d ? "name" : "renaming identifier"))
+                        """
+                )
             case (nil, let c?):
                 add(
-                    .renamedAcrossHops, entity.name, property, chain: "keeps \(sourceName).\(c)'s values (renamed across versions)",
+                    .renamedAcrossHops, entity.name, property,
+                    chain: "keeps \(sourceName).\(c)'s values (renamed across versions)",
                     direct: "cannot pair \(property) with \(sourceName).\(c): its values are dropped (\(empty))")
             case (let d?, let c?) where d != c:
-                add(.differentSource, entity.name, property, chain: "takes \(sourceName).\(c)'s values", direct: "takes \(sourceName).\(d)'s")
+                add(
+                    .differentSource, entity.name, property, chain: "takes \(sourceName).\(c)'s values",
+                    direct: "takes \(sourceName).\(d)'s")
             case (let d?, _):
                 if isAttribute { compareTypes(entity, property, source: sourceName, sourceProperty: d) }
             }
@@ -140,7 +157,9 @@ private struct DifferenceFinder {
 
     /// An attribute carried by both paths whose type is the same at both ends but
     /// different in some version in between.
-    mutating func compareTypes(_ entity: CompiledEntity, _ property: String, source sourceName: String, sourceProperty: String) {
+    mutating func compareTypes(
+        _ entity: CompiledEntity, _ property: String, source sourceName: String, sourceProperty: String
+    ) {
         guard let first = source.entity(named: sourceName)?.attribute(named: sourceProperty)?.declaration.type,
             entity.attribute(named: property)?.declaration.type == first
         else { return }
@@ -150,7 +169,8 @@ private struct DifferenceFinder {
             else { continue }
             add(
                 .typeChangedAndBack, entity.name, property,
-                chain: "converts its values \(first.rawValue) → \(type.rawValue) in version \(chain[i].version) and back",
+                chain:
+                    "converts its values \(first.rawValue) → \(type.rawValue) in version \(chain[i].version) and back",
                 direct: "copies them as they are (\(first.rawValue) at both ends)")
             return
         }
@@ -173,7 +193,9 @@ private struct DifferenceFinder {
     /// The first version of the chain no longer holding the source's entity (or property).
     func firstVersionLosing(entity: String, property: String? = nil) -> Int {
         for i in 1..<chain.count {
-            let kept = property.map { name(inVersion: i, of: entity, $0) != nil } ?? prefixes[i].entities.values.contains(entity)
+            let kept =
+                property.map { name(inVersion: i, of: entity, $0) != nil }
+                ?? prefixes[i].entities.values.contains(entity)
             if !kept { return chain[i].version }
         }
         return chain[chain.count - 1].version

@@ -76,7 +76,8 @@ public struct InferenceFailure: Error, Sendable, CustomStringConvertible {
         }
         if !code.isEmpty {
             sections.append(
-                "\(model) version \(sourceVersion) to \(destinationVersion) needs policy code this migrate does not have "
+                "\(model) version \(sourceVersion) to \(destinationVersion) needs policy code this migrate does not "
+                    + "have "
                     + "(\(code.count) problem\(code.count == 1 ? "" : "s")):\n"
                     + code.map { "  " + $0.description }.joined(separator: "\n"))
         }

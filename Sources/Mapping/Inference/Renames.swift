@@ -32,7 +32,9 @@ package struct Renames: Sendable {
 
     /// The renames of one hop between adjacent versions (or of a span a mapping
     /// file maps).
-    package static func hop(from source: CompiledVersion, to destination: CompiledVersion, settled: Settled = Settled()) -> Renames {
+    package static func hop(from source: CompiledVersion, to destination: CompiledVersion, settled: Settled = Settled())
+        -> Renames
+    {
         var result = Renames()
         var entityClaims: [String: [String]] = [:]
         let destinationNames = Set(destination.entities.map(\.name))
@@ -58,14 +60,20 @@ package struct Renames: Sendable {
             result.refusals.append(
                 Refusal(
                     kind: .ambiguousRename, entity: claimants.sorted()[0], property: nil,
-                    change: "ambiguous rename: entities \(claimants.sorted().joined(separator: " and ")) both claim the old entity '\(old)'",
+                    change:
+                        """
+                        ambiguous rename: entities \(claimants.sorted().joined(separator: " and ")) both claim the old \
+                        entity '\(old)'
+                        """,
                     remedy:
                         "let one of them continue it: in a version not yet shipped, rename the new one or change its"
-                        + " `renamedFrom`; in a shipped version, a mapping file giving one of them `source: \(old)` settles it"
+                        + " `renamedFrom`; in a shipped version, a mapping file giving one of them `source: \(old)` "
+                        + "settles it"
                         + " (the others are new)"))
         }
         for entity in destination.entities {
-            guard let sourceName = result.entities[entity.name], let sourceEntity = source.entity(named: sourceName) else { continue }
+            guard let sourceName = result.entities[entity.name], let sourceEntity = source.entity(named: sourceName)
+            else { continue }
             var claims: [String: [String]] = [:]
             var map: [String: String] = [:]
             let candidates = storedProperties(of: sourceEntity)
@@ -85,10 +93,15 @@ package struct Renames: Sendable {
                     Refusal(
                         kind: .ambiguousRename, entity: entity.name, property: claimants.sorted()[0],
                         change:
-                            "ambiguous rename: properties \(claimants.sorted().joined(separator: " and ")) both claim the old property '\(sourceName).\(old)'",
+                            """
+                            ambiguous rename: properties \(claimants.sorted().joined(separator: " and ")) both claim \
+                            the old property '\(sourceName).\(old)'
+                            """,
                         remedy:
-                            "let one of them continue it: in a version not yet shipped, rename the new one or change its"
-                            + " `renamedFrom`; in a shipped version, a mapping file setting the others settles it"))
+                            """
+                            let one of them continue it: in a version not yet shipped, rename the new one or change its
+                            """
+                                + " `renamedFrom`; in a shipped version, a mapping file setting the others settles it"))
             }
             result.properties[entity.name] = map
         }
@@ -111,9 +124,13 @@ package struct Renames: Sendable {
     ///
     /// An inverse a mapping file sets otherwise than by a copy (`contactIdentities: policy`,
     /// olvid-ios 5 → 6) lends nothing: what it holds is the file's, not the source's.
-    mutating func pairThroughInverses(from source: CompiledVersion, to destination: CompiledVersion, settled: Settled = Settled()) {
+    mutating func pairThroughInverses(
+        from source: CompiledVersion, to destination: CompiledVersion, settled: Settled = Settled()
+    ) {
         for entity in destination.entities {
-            guard let sourceName = entities[entity.name], let sourceEntity = source.entity(named: sourceName) else { continue }
+            guard let sourceName = entities[entity.name], let sourceEntity = source.entity(named: sourceName) else {
+                continue
+            }
             for relationship in entity.relationships where !relationship.declaration.isTransient {
                 let r = relationship.declaration
                 guard properties[entity.name]?[r.name] == nil, let inverse = r.inverse else { continue }
@@ -121,7 +138,8 @@ package struct Renames: Sendable {
                 // subentity) pairs the inverse with, and that one's own inverse.
                 var found: Set<String> = []
                 for holder in destination.subtree(of: r.destination) {
-                    guard settled.setOtherwise[holder]?.contains(inverse) != true, let pairedInverse = properties[holder]?[inverse],
+                    guard settled.setOtherwise[holder]?.contains(inverse) != true,
+                        let pairedInverse = properties[holder]?[inverse],
                         let inverseSource = entities[holder].flatMap({ source.entity(named: $0) }),
                         let sourceInverse = inverseSource.relationship(named: pairedInverse)?.declaration.inverse,
                         let candidate = sourceEntity.relationship(named: sourceInverse),
@@ -158,8 +176,12 @@ package struct Renames: Sendable {
     }
 
     static func storedProperties(of entity: CompiledEntity) -> [Property] {
-        entity.attributes.filter { !$0.declaration.isTransient }.map { Property(name: $0.name, renamedFrom: $0.declaration.renamedFrom) }
-            + entity.relationships.filter { !$0.declaration.isTransient }.map { Property(name: $0.name, renamedFrom: $0.declaration.renamedFrom) }
+        entity.attributes.filter { !$0.declaration.isTransient }.map {
+            Property(name: $0.name, renamedFrom: $0.declaration.renamedFrom)
+        }
+            + entity.relationships.filter { !$0.declaration.isTransient }.map {
+                Property(name: $0.name, renamedFrom: $0.declaration.renamedFrom)
+            }
     }
 
     /// Core Data pairs by renaming identifier (`renamingIdentifier`: the
@@ -177,18 +199,26 @@ package struct Renames: Sendable {
     /// First of all, a source of its own name that shares its identifier is itself,
     /// unchanged: `C` with `renamedFrom: B` stays `C` in the next version, although a
     /// new `B` was added beside it (fuzzer seed 2303 trial 60).
-    private static func matchEntity(_ entity: CompiledEntity, in source: CompiledVersion, beside siblings: Set<String>) -> String? {
+    private static func matchEntity(_ entity: CompiledEntity, in source: CompiledVersion, beside siblings: Set<String>)
+        -> String?
+    {
         let identifier = entity.renamedFrom ?? entity.name
-        if let same = source.entity(named: entity.name), (same.renamedFrom ?? same.name) == identifier { return same.name }
+        if let same = source.entity(named: entity.name), (same.renamedFrom ?? same.name) == identifier {
+            return same.name
+        }
         if source.entity(named: identifier) != nil { return identifier }
         guard let found = source.entities.first(where: { $0.renamedFrom == identifier })?.name else { return nil }
         return entity.renamedFrom == nil && siblings.contains(found) ? nil : found
     }
 
     /// As ``matchEntity(_:in:beside:)``, among the source entity's stored properties.
-    private static func matchProperty(_ property: Property, in candidates: [Property], beside siblings: Set<String>) -> String? {
+    private static func matchProperty(_ property: Property, in candidates: [Property], beside siblings: Set<String>)
+        -> String?
+    {
         let identifier = property.renamedFrom ?? property.name
-        if candidates.contains(where: { $0.name == property.name && ($0.renamedFrom ?? $0.name) == identifier }) { return property.name }
+        if candidates.contains(where: { $0.name == property.name && ($0.renamedFrom ?? $0.name) == identifier }) {
+            return property.name
+        }
         if candidates.contains(where: { $0.name == identifier }) { return identifier }
         guard let found = candidates.first(where: { $0.renamedFrom == identifier })?.name else { return nil }
         return property.renamedFrom == nil && siblings.contains(found) ? nil : found

@@ -41,8 +41,16 @@ public struct DataRequirement: Sendable, Hashable, Codable, CustomStringConverti
 
     public var description: String {
         switch kind {
-        case .noNil: "\(entity).\(property): optional → required without a default: migrates when no stored \(sourceEntity).\(sourceProperty) is nil"
-        case .noObjects: "\(entity).\(property): new required property: migrates when the store holds no \(sourceEntity) objects of its own"
+        case .noNil:
+            """
+            \(entity).\(property): optional → required without a default: migrates when no stored \
+            \(sourceEntity).\(sourceProperty) is nil
+            """
+        case .noObjects:
+            """
+            \(entity).\(property): new required property: migrates when the store holds no \(sourceEntity) objects of \
+            its own
+            """
         }
     }
 }

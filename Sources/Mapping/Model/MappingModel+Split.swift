@@ -47,7 +47,9 @@ extension MappingModel {
     package func droppedProperties(ofSource source: String) -> [String] {
         let all = mappings(fromSource: source)
         guard var dropped = all.first.map({ Set($0.droppedProperties) }) else { return [] }
-        for mapping in all.dropFirst() where mapping.kind != .custom { dropped.formIntersection(mapping.droppedProperties) }
+        for mapping in all.dropFirst() where mapping.kind != .custom {
+            dropped.formIntersection(mapping.droppedProperties)
+        }
         return dropped.sorted()
     }
 }

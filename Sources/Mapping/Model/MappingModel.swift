@@ -62,7 +62,8 @@ public struct PropertyMapping: Sendable, Hashable, Codable {
     public var change: String {
         switch source {
         case .copy(let from): from == name ? "kept" : "renamed from \(from)"
-        case .convert(let from, let conversion): from == name ? "converted (\(conversion))" : "renamed from \(from), converted (\(conversion))"
+        case .convert(let from, let conversion):
+            from == name ? "converted (\(conversion))" : "renamed from \(from), converted (\(conversion))"
         case .defaultValue(let value?): "added (default \(value.displayText))"
         case .defaultValue(nil): "added"
         case .policy: "by policy"
@@ -130,15 +131,19 @@ public struct EntityMapping: Sendable, Hashable, Codable {
     /// (renamed), or set by a policy. `migrate diff` and `migrate diagram` both say it so.
     public var change: String {
         // A name of its own (`mappingName:`) is the one policies and `$manager` ask by.
-        let named = kind != .add && kind != .remove && name != "\(source ?? "")To\(destination ?? "")" ? ", entity mapping \(name)" : ""
+        let named =
+            kind != .add && kind != .remove && name != "\(source ?? "")To\(destination ?? "")"
+            ? ", entity mapping \(name)" : ""
         switch kind {
         case .add: return "new entity"
         case .remove: return "removed: its rows are dropped"
         case .copy: return "unchanged" + named
         case .transform:
-            return "changed" + (source != destination ? ", renamed from \(source ?? "?")" : "") + (filter.map { ", only objects where \($0)" } ?? "")
+            return "changed" + (source != destination ? ", renamed from \(source ?? "?")" : "")
+                + (filter.map { ", only objects where \($0)" } ?? "")
                 + named
-        case .custom: return "policy \(policy ?? "?")" + (source != destination ? ", from \(source ?? "?")" : "") + named
+        case .custom:
+            return "policy \(policy ?? "?")" + (source != destination ? ", from \(source ?? "?")" : "") + named
         }
     }
 }
@@ -189,7 +194,8 @@ public struct MappingModel: Sendable, Hashable, Codable {
 
     /// Creates a mapping model.
     public init(
-        model: String, sourceVersion: Int, destinationVersion: Int, entityMappings: [EntityMapping], mappingFile: String? = nil,
+        model: String, sourceVersion: Int, destinationVersion: Int, entityMappings: [EntityMapping],
+        mappingFile: String? = nil,
         fileOrder: [String]? = nil
     ) {
         self.fileOrder = fileOrder

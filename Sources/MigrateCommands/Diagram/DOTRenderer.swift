@@ -21,10 +21,22 @@ enum DOTRenderer {
             // A notes column only where some attribute has notes.
             let notes = entity.attributes.map { ($0.isUnique ? ["unique"] : []) + $0.notes }
             let columns = notes.contains { !$0.isEmpty } ? 3 : 2
-            lines.append("    \(quoted(entity.id)) [label=<<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" cellpadding=\"4\">")
-            lines.append("        <tr><td colspan=\"\(columns)\" bgcolor=\"\(background(entity.change) ?? "#e0e0e0")\">\(heading)</td></tr>")
+            lines.append(
+                """
+                    \(quoted(entity.id)) [label=<<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" \
+                cellpadding=\"4\">
+                """
+            )
+            lines.append(
+                """
+                        <tr><td colspan=\"\(columns)\" \
+                bgcolor=\"\(background(entity.change) ?? "#e0e0e0")\">\(heading)</td></tr>
+                """
+            )
             for (attribute, notes) in zip(entity.attributes, notes) {
-                let cell = background(attribute.change).map { "<td align=\"left\" bgcolor=\"\($0)\">" } ?? "<td align=\"left\">"
+                let cell =
+                    background(attribute.change).map { "<td align=\"left\" bgcolor=\"\($0)\">" }
+                    ?? "<td align=\"left\">"
                 let texts = [attribute.name, attribute.type] + (columns == 3 ? [notes.joined(separator: ", ")] : [])
                 lines.append("        <tr>" + texts.map { cell + html($0) + "</td>" }.joined() + "</tr>")
             }
@@ -32,15 +44,25 @@ enum DOTRenderer {
         }
         for relationship in diagram.relationships {
             var attributes = [
-                "dir=both", "arrowtail=\(arrow(relationship.fromCardinality))", "arrowhead=\(arrow(relationship.toCardinality))",
+                "dir=both", "arrowtail=\(arrow(relationship.fromCardinality))",
+                "arrowhead=\(arrow(relationship.toCardinality))",
                 "label=\(quoted(relationship.label))",
             ]
             attributes += style(relationship.change, removedStyle: "dotted")
-            lines.append("    \(quoted(relationship.from)) -> \(quoted(relationship.to)) [\(attributes.joined(separator: ", "))];")
+            lines.append(
+                """
+                    \(quoted(relationship.from)) -> \(quoted(relationship.to)) [\(attributes.joined(separator: ", "))];
+                """
+            )
         }
         for inheritance in diagram.inheritances {
             let attributes = ["style=dashed", "arrowhead=empty"] + style(inheritance.change, removedStyle: nil)
-            lines.append("    \(quoted(inheritance.child)) -> \(quoted(inheritance.parent)) [\(attributes.joined(separator: ", "))];")
+            lines.append(
+                """
+                    \(quoted(inheritance.child)) -> \(quoted(inheritance.parent)) \
+                [\(attributes.joined(separator: ", "))];
+                """
+            )
         }
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"

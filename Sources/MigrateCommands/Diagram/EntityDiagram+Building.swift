@@ -7,7 +7,8 @@ extension EntityDiagram {
     init(version: CompiledVersion) {
         var builder = DiagramBuilder(destination: version, source: nil, mapping: nil)
         self.init(
-            model: version.model, title: "\(version.model) version \(version.version)" + (version.identifier.map { " (\($0))" } ?? ""),
+            model: version.model,
+            title: "\(version.model) version \(version.version)" + (version.identifier.map { " (\($0))" } ?? ""),
             subtitle: nil, entities: [], relationships: [], inheritances: [])
         builder.build(into: &self)
     }
@@ -67,7 +68,9 @@ private struct DiagramBuilder {
         self.mapping = mapping
         guard let mapping else { return }
         for entityMapping in mapping.entityMappings where entityMapping.kind != .remove {
-            if let name = entityMapping.source, let drawn = entityMapping.destination, drawnNames[name] == nil { drawnNames[name] = drawn }
+            if let name = entityMapping.source, let drawn = entityMapping.destination, drawnNames[name] == nil {
+                drawnNames[name] = drawn
+            }
         }
         var taken = Set(destination.entities.map(\.name))
         for entityMapping in mapping.entityMappings where entityMapping.kind == .remove {
@@ -88,7 +91,8 @@ private struct DiagramBuilder {
             guard let name = entityMapping.source, let entity = source?.entity(named: name) else { continue }
             diagram.entities.append(removed(entity))
             if let parent = entity.parent {
-                diagram.inheritances.append(.init(child: drawnName(ofSource: name), parent: drawnName(ofSource: parent), change: .removed))
+                diagram.inheritances.append(
+                    .init(child: drawnName(ofSource: name), parent: drawnName(ofSource: parent), change: .removed))
             }
         }
         diagram.relationships = pairSides()
@@ -101,7 +105,10 @@ private struct DiagramBuilder {
         let entityMapping = mapping?.mapping(forDestination: entity.name)
         var attributes: [EntityDiagram.Attribute] = []
         for attribute in Self.declared(entity.attributes, by: entity) {
-            var (change, text) = entityMapping.flatMap { self.change(of: $0.property(attribute.name), in: $0) } ?? (EntityDiagram.Change.none, nil)
+            var (change, text) =
+                entityMapping.flatMap { self.change(of: $0.property(attribute.name), in: $0) } ?? (
+                    EntityDiagram.Change.none, nil
+                )
             let layout = entityMapping.map { Self.layoutChanges(of: attribute.name, in: $0) } ?? []
             if !layout.isEmpty {
                 text = ([text].compactMap { $0 } + layout).joined(separator: ", ")
@@ -110,20 +117,28 @@ private struct DiagramBuilder {
             attributes.append(Self.attribute(attribute.declaration, in: entity, change: change, changeText: text))
         }
         for relationship in Self.declared(entity.relationships, by: entity) {
-            var (change, text) = entityMapping.flatMap { self.change(of: $0.property(relationship.name), in: $0) } ?? (EntityDiagram.Change.none, nil)
+            var (change, text) =
+                entityMapping.flatMap { self.change(of: $0.property(relationship.name), in: $0) } ?? (
+                    EntityDiagram.Change.none, nil
+                )
             let layout = entityMapping.map { Self.layoutChanges(of: relationship.name, in: $0) } ?? []
             if !layout.isEmpty {
                 text = ([text].compactMap { $0 } + layout).joined(separator: ", ")
                 if change == .none { change = .changed }
             }
-            sides.append(side(relationship, in: entity, of: destination, inSource: false, change: change, changeText: text))
+            sides.append(
+                side(relationship, in: entity, of: destination, inSource: false, change: change, changeText: text))
         }
         if let entityMapping, let name = entityMapping.source, let sourceEntity = source?.entity(named: name) {
             for dropped in entityMapping.droppedProperties where !isDroppedByAncestor(dropped, of: entity.name) {
                 if let attribute = sourceEntity.attribute(named: dropped) {
-                    attributes.append(Self.attribute(attribute.declaration, in: sourceEntity, change: .removed, changeText: "removed"))
+                    attributes.append(
+                        Self.attribute(attribute.declaration, in: sourceEntity, change: .removed, changeText: "removed")
+                    )
                 } else if let relationship = sourceEntity.relationship(named: dropped), let source {
-                    var pending = side(relationship, in: sourceEntity, of: source, inSource: true, change: .removed, changeText: "removed")
+                    var pending = side(
+                        relationship, in: sourceEntity, of: source, inSource: true, change: .removed,
+                        changeText: "removed")
                     pending.entity = entity.name
                     sides.append(pending)
                 }
@@ -138,7 +153,8 @@ private struct DiagramBuilder {
             }
         let entityLayout =
             entityMapping?.layoutChanges.filter { text in
-                !entity.attributes.contains { text.hasPrefix("\($0.name): ") } && !entity.relationships.contains { text.hasPrefix("\($0.name): ") }
+                !entity.attributes.contains { text.hasPrefix("\($0.name): ") }
+                    && !entity.relationships.contains { text.hasPrefix("\($0.name): ") }
             } ?? []
         var text = change == .none ? nil : entityMapping?.change
         if !entityLayout.isEmpty { text = ([text].compactMap { $0 } + entityLayout).joined(separator: ", ") }
@@ -151,12 +167,16 @@ private struct DiagramBuilder {
     private mutating func removed(_ entity: CompiledEntity) -> EntityDiagram.Entity {
         let attributes = Self.declared(entity.attributes, by: entity).filter { !$0.declaration.isTransient }
             .map { Self.attribute($0.declaration, in: entity, change: .removed, changeText: "removed") }
-        for relationship in Self.declared(entity.relationships, by: entity) where !relationship.declaration.isTransient {
-            sides.append(side(relationship, in: entity, of: source!, inSource: true, change: .removed, changeText: "removed"))
+        for relationship in Self.declared(entity.relationships, by: entity) where !relationship.declaration.isTransient
+        {
+            sides.append(
+                side(relationship, in: entity, of: source!, inSource: true, change: .removed, changeText: "removed"))
         }
         return EntityDiagram.Entity(
-            id: drawnName(ofSource: entity.name), name: entity.name, isAbstract: entity.isAbstract, attributes: attributes,
-            change: .removed, changeText: mapping?.entityMappings.first { $0.kind == .remove && $0.source == entity.name }?.change)
+            id: drawnName(ofSource: entity.name), name: entity.name, isAbstract: entity.isAbstract,
+            attributes: attributes,
+            change: .removed,
+            changeText: mapping?.entityMappings.first { $0.kind == .remove && $0.source == entity.name }?.change)
     }
 
     /// A dropped property is drawn where it was lost: not on a subentity whose
@@ -173,7 +193,9 @@ private struct DiagramBuilder {
             return entity.parent.map { [.init(child: entity.name, parent: $0, change: .none)] } ?? []
         }
         let entityMapping = mapping.mapping(forDestination: entity.name)
-        let oldParent = entityMapping?.source.flatMap { source?.entity(named: $0)?.parent }.map { drawnName(ofSource: $0) }
+        let oldParent = entityMapping?.source.flatMap { source?.entity(named: $0)?.parent }.map {
+            drawnName(ofSource: $0)
+        }
         var links: [EntityDiagram.Inheritance] = []
         if let parent = entity.parent {
             links.append(.init(child: entity.name, parent: parent, change: oldParent == parent ? .none : .added))
@@ -188,7 +210,9 @@ private struct DiagramBuilder {
 
     /// The properties an entity declares itself, in the model file's order (the
     /// compiled entity sorts them by name and includes inherited ones).
-    private static func declared<Property: DeclaredProperty>(_ properties: [Property], by entity: CompiledEntity) -> [Property] {
+    private static func declared<Property: DeclaredProperty>(_ properties: [Property], by entity: CompiledEntity)
+        -> [Property]
+    {
         properties.filter { $0.declaredIn == entity.name }
             .sorted { ($0.location.line, $0.location.column) < ($1.location.line, $1.location.column) }
     }
@@ -256,7 +280,8 @@ private struct DiagramBuilder {
             let changes = Set([pending.side.change] + (inverse.map { [$0.side.change] } ?? []))
             lines.append(
                 EntityDiagram.Relationship(
-                    from: pending.entity, to: inverse?.entity ?? pending.destination, side: pending.side, inverse: inverse?.side,
+                    from: pending.entity, to: inverse?.entity ?? pending.destination, side: pending.side,
+                    inverse: inverse?.side,
                     toCardinality: pending.cardinality, fromCardinality: fromCardinality,
                     change: changes.count == 1 ? changes.first! : .changed))
         }
@@ -267,7 +292,9 @@ private struct DiagramBuilder {
 
     /// A destination property's change as `migrate diff` words it; nil when kept.
     /// A property's change, in the words `migrate diff` uses.
-    private func change(of property: PropertyMapping?, in entityMapping: EntityMapping) -> (EntityDiagram.Change, String?)? {
+    private func change(of property: PropertyMapping?, in entityMapping: EntityMapping) -> (
+        EntityDiagram.Change, String?
+    )? {
         guard let property else { return nil }
         let text = Diff.change(property, of: entityMapping, source: source, destination: destination)
         switch property.source {
@@ -279,7 +306,9 @@ private struct DiagramBuilder {
 
     /// Layout-only changes of one property (`index added`, `delete rule nullify → cascade`).
     private static func layoutChanges(of property: String, in entityMapping: EntityMapping) -> [String] {
-        entityMapping.layoutChanges.filter { $0.hasPrefix("\(property): ") }.map { String($0.dropFirst(property.count + 2)) }
+        entityMapping.layoutChanges.filter { $0.hasPrefix("\(property): ") }.map {
+            String($0.dropFirst(property.count + 2))
+        }
     }
 }
 

@@ -11,7 +11,12 @@ enum MermaidRenderer {
     static func render(_ diagram: EntityDiagram) -> String {
         var lines = ["erDiagram", "    %% \(diagram.title)"]
         if let subtitle = diagram.subtitle { lines.append("    %% \(subtitle)") }
-        lines.append("    %% attributes: type name, then notes in quotes; subentities list their own attributes and inherit their parent's")
+        lines.append(
+            """
+                %% attributes: type name, then notes in quotes; subentities list their own attributes and inherit \
+            their parent's
+            """
+        )
         // In a diff an entity's own change is part of the name drawn (a quoted
         // name may hold spaces and parentheses), so that the picture shows it.
         var names: [String: String] = [:]
@@ -35,15 +40,26 @@ enum MermaidRenderer {
             lines.append("    }")
         }
         if !diagram.relationships.isEmpty {
-            lines.append("    %% one line per relationship and its inverse, labelled \"name / inverse\" from the left entity's side")
+            lines.append(
+                """
+                    %% one line per relationship and its inverse, labelled \"name / inverse\" from the left entity's \
+                side
+                """
+            )
         }
         for relationship in diagram.relationships {
             lines.append(
-                "    \(name(relationship.from)) \(left(relationship.fromCardinality))--\(right(relationship.toCardinality)) "
+                "    \(name(relationship.from)) "
+                    + "\(left(relationship.fromCardinality))--\(right(relationship.toCardinality)) "
                     + "\(name(relationship.to)) : \"\(quoted(relationship.label))\"")
         }
         if !diagram.inheritances.isEmpty {
-            lines.append("    %% Mermaid's erDiagram has no inheritance arrow: a dashed line \"Child |o..|| Parent : inherits from\" stands for one")
+            lines.append(
+                """
+                    %% Mermaid's erDiagram has no inheritance arrow: a dashed line \"Child |o..|| Parent : inherits \
+                from\" stands for one
+                """
+            )
         }
         for inheritance in diagram.inheritances {
             let label = "inherits from" + (marker(inheritance.change).map { " [\($0)]" } ?? "")
@@ -84,7 +100,9 @@ enum MermaidRenderer {
     /// keywords or cardinalities before it reads a name (`Topic` is fine, `To` is not),
     /// and a line ending in `…direction` before a name starting `TB`, `LR`… as a
     /// direction; quoted, they are names.
-    private static let keywords: Set = ["acctitle", "accdescr", "erdiagram", "style", "class", "classdef", "subgraph", "end", "one", "many", "to"]
+    private static let keywords: Set = [
+        "acctitle", "accdescr", "erdiagram", "style", "class", "classdef", "subgraph", "end", "one", "many", "to",
+    ]
 
     static func entityName(_ name: String) -> String {
         let lower = name.lowercased()

@@ -29,7 +29,9 @@ package final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value, under the lock, and returns what it returns.
-    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -25,7 +25,9 @@ extension BackupRetention {
         guard lstat(root, &info) == 0 else { return [] }
         if (info.st_mode & S_IFMT) != S_IFDIR {
             let name = (root as NSString).lastPathComponent
-            return replacedGroups(in: ReplacedStore.folder(beside: root), unreadable: &unreadable).filter { $0.storeName == name }
+            return replacedGroups(in: ReplacedStore.folder(beside: root), unreadable: &unreadable).filter {
+                $0.storeName == name
+            }
         }
         var groups: [Group] = []
         let isKeptFolder = { (folder: String) in (folder as NSString).lastPathComponent == ReplacedStore.folderName }
@@ -58,7 +60,9 @@ extension BackupRetention {
             byStore[String(name[..<marker.lowerBound]), default: []].append(copy)
         }
         return byStore.map { store, copies in
-            Group(folder: folder, storeName: store, backups: copies.sorted { ($0.stamp, $0.sequence, $0.path) < ($1.stamp, $1.sequence, $1.path) })
+            Group(
+                folder: folder, storeName: store,
+                backups: copies.sorted { ($0.stamp, $0.sequence, $0.path) < ($1.stamp, $1.sequence, $1.path) })
         }
     }
 }

@@ -73,7 +73,9 @@ package enum BackupRetention {
             for name in names {
                 guard let dot = name.range(of: ".v", options: .backwards) else { continue }
                 let store = String(name[..<dot.lowerBound])
-                if let backup = StoreRestore.parse(name, storeName: store, folder: folder) { byStore[store, default: []].append(backup) }
+                if let backup = StoreRestore.parse(name, storeName: store, folder: folder) {
+                    byStore[store, default: []].append(backup)
+                }
             }
             groups += byStore.map { Group(folder: folder, storeName: $0.key, backups: $0.value.sorted(by: newerLast)) }
         }
@@ -121,7 +123,10 @@ package enum BackupRetention {
             } else if dryRun {
                 report.removed.append(backup.path)
             } else if unlink(backup.path) != 0 {
-                report.left.append(Left(path: backup.path, reason: "cannot remove it: \(String(cString: strerror(errno)))", failed: true))
+                report.left.append(
+                    Left(
+                        path: backup.path, reason: "cannot remove it: \(String(cString: strerror(errno)))", failed: true
+                    ))
             } else {
                 StoreBackup.remove(backup.path)
                 report.removed.append(backup.path)
@@ -135,7 +140,9 @@ package enum BackupRetention {
     static func notABackup(_ path: String) -> String? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return "it is gone" }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { return "not a regular file (a link or a folder named like a backup); left as it is" }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            return "not a regular file (a link or a folder named like a backup); left as it is"
+        }
         guard StoreRestore.StoreIdentity.uuid(ofStoreAt: path) != nil else {
             return "not a store whose metadata can be read (damaged, or not a backup this toolkit wrote); left as it is"
         }

@@ -8,7 +8,9 @@ extension Migrator {
     /// direction. A many-to-many's join table is named after one side in one
     /// version and may be named after the other in the next, so each count is also
     /// filed under the inverse's direction.
-    static func danglingCounts(_ version: CompiledVersion, layout: StorageLayout, on connection: Connection) throws -> [ReferenceKey: Int64] {
+    static func danglingCounts(_ version: CompiledVersion, layout: StorageLayout, on connection: Connection) throws
+        -> [ReferenceKey: Int64]
+    {
         var counts: [ReferenceKey: Int64] = [:]
         for check in CheckBuilder.relationshipChecks(version, layout: layout) {
             guard let key = check.reference else { continue }
@@ -38,7 +40,9 @@ extension Migrator {
             case .copy(let name), .convert(let name, .reorder), .convert(let name, .reshape): from = name
             default: return nil
             }
-            guard let declaredIn = hop.source.entity(named: sourceEntity)?.relationship(named: from)?.declaredIn else { return nil }
+            guard let declaredIn = hop.source.entity(named: sourceEntity)?.relationship(named: from)?.declaredIn else {
+                return nil
+            }
             current = ReferenceKey(entity: declaredIn, relationship: from, towardOwner: current.towardOwner)
         }
         return current
@@ -64,18 +68,24 @@ extension Migrator {
     }
 
     /// Runs one `--verify` step on a store at its target.
-    private func verifyCurrent(_ step: VerificationStep, of plan: MigrationPlan, store: Store, result: inout MigrationResult) throws {
+    private func verifyCurrent(
+        _ step: VerificationStep, of plan: MigrationPlan, store: Store, result: inout MigrationResult
+    ) throws {
         let connection = store.connection
         switch step {
         case .integrity:
             let integrity = try connection.scalarString("PRAGMA integrity_check") ?? "?"
             guard integrity == "ok" else {
-                throw MigrationError(kind: .verifyFailed, message: "--verify: \(plan.storePath): PRAGMA integrity_check says: \(integrity)")
+                throw MigrationError(
+                    kind: .verifyFailed,
+                    message: "--verify: \(plan.storePath): PRAGMA integrity_check says: \(integrity)")
             }
             result.checksPassed += 1
         case .store(let verification):
             let audit = StoreAudit(version: plan.target, layout: verification.layout)
-            let problems = audit.keyTableProblems(try store.entityKeyRows()) + (try StoreAudit.violations(of: verification.preconditions, on: connection))
+            let problems =
+                audit.keyTableProblems(try store.entityKeyRows())
+                + (try StoreAudit.violations(of: verification.preconditions, on: connection))
             if !problems.isEmpty {
                 throw MigrationError(
                     kind: .verifyFailed,
@@ -83,7 +93,8 @@ extension Migrator {
                         + StoreAudit.refusal(path: plan.storePath, version: plan.target, problems: problems)
                         .replacingOccurrences(
                             of: """
-                                , and migrating it would lose or misfile rows; nothing was changed. Repair the store (or restore a backup) first
+                                , and migrating it would lose or misfile rows; nothing was changed. Repair the store \
+                                (or restore a backup) first
                                 """, with: ". Repair it (or restore a backup)"))
             }
             result.checksPassed += verification.preconditions.count
@@ -92,12 +103,17 @@ extension Migrator {
                 let violations = try connection.scalarInt64(check.sql) ?? 0
                 if violations > 0, let reference = check.reference {
                     result.carriedDanglingReferences.append(
-                        "\(reference): \(violations) row\(violations == 1 ? " points" : "s point") to objects the store does not have")
+                        """
+                        \(reference): \(violations) row\(violations == 1 ? " points" : "s point") to objects the store \
+                        does not have
+                        """
+                    )
                 } else if violations > 0 {
                     throw MigrationError(
                         kind: .verifyFailed,
                         message: """
-                            --verify: \(plan.storePath): \(check.summary): \(violations) row\(violations == 1 ? " violates" : "s violate") it
+                            --verify: \(plan.storePath): \(check.summary): \(violations) \
+                            row\(violations == 1 ? " violates" : "s violate") it
                             """)
                 } else {
                     result.checksPassed += 1
@@ -107,7 +123,8 @@ extension Migrator {
             throw MigrationError(
                 kind: .verifyFailed,
                 message: """
-                    --verify: \(plan.storePath): step '\(step.summary)' belongs to a migration, and the store is at its target; plan again
+                    --verify: \(plan.storePath): step '\(step.summary)' belongs to a migration, and the store is at \
+                    its target; plan again
                     """)
         }
     }
@@ -119,7 +136,9 @@ extension Migrator {
     /// the target version, with the target's entity hashes and layout — because
     /// another process (a second replica of a deploy) migrated it meanwhile.
     package static func reachedTarget(_ plan: MigrationPlan, timeout: Double) -> Bool {
-        guard let store = try? Store.open(path: plan.storePath, access: .readOnly, busyTimeout: timeout) else { return false }
+        guard let store = try? Store.open(path: plan.storePath, access: .readOnly, busyTimeout: timeout) else {
+            return false
+        }
         defer { try? store.close() }
         guard let metadata = try? store.readMetadata() else { return false }
         return metadata.storeUUID == plan.storeUUID

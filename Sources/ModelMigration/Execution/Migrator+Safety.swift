@@ -50,9 +50,11 @@ struct StoreFingerprint: Equatable {
     /// first and last.
     static func logical(_ connection: Connection) throws -> String {
         var parts: [String] = []
-        let schema = try connection.prepare("SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_schema ORDER BY name")
+        let schema = try connection.prepare(
+            "SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_schema ORDER BY name")
         while try schema.step() { parts.append(schema.string(at: 0)) }
-        let keys = try connection.prepare("SELECT Z_ENT || ' ' || Z_NAME || ' ' || Z_SUPER || ' ' || Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+        let keys = try connection.prepare(
+            "SELECT Z_ENT || ' ' || Z_NAME || ' ' || Z_SUPER || ' ' || Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
         while try keys.step() { parts.append(keys.string(at: 0)) }
         let plist = try connection.prepare("SELECT hex(Z_PLIST) FROM Z_METADATA")
         while try plist.step() { parts.append(plist.string(at: 0)) }
@@ -100,14 +102,17 @@ extension Migrator {
             throw StoreError.from(error, path: plan.storePath)
         }
         guard let result else {
-            throw MigrationError(kind: .stepFailed, message: "\(plan.storePath): the migration's transaction ended without a result; nothing was changed")
+            throw MigrationError(
+                kind: .stepFailed,
+                message: "\(plan.storePath): the migration's transaction ended without a result; nothing was changed")
         }
         return result
     }
 
     static func seconds(_ value: Double) -> String {
         // Int(exactly:) is nil beyond Int's range (and for infinity), where Int(_:) traps.
-        value == value.rounded() ? Int(exactly: value).map(String.init) ?? value.description : String(format: "%.1f", value)
+        value == value.rounded()
+            ? Int(exactly: value).map(String.init) ?? value.description : String(format: "%.1f", value)
     }
 
     /// After a failure under the lock: rolls back; when SQLite could not, closes the
@@ -137,8 +142,9 @@ extension StoreFingerprint {
             return MigrationError(
                 kind: .storeChanged,
                 message: """
-                    \(store.path): the store was replaced by another process during this run (its file was renamed over or removed, \
-                    e.g. by migrate restore); nothing of this run was written to it; check the store and run again
+                    \(store.path): the store was replaced by another process during this run (its file was renamed \
+                    over or removed, e.g. by migrate restore); nothing of this run was written to it; check the store \
+                    and run again
                     """)
         }
         var problems: [String] = []
@@ -152,7 +158,9 @@ extension StoreFingerprint {
                 let after = try StoreFingerprint(path: path, timeout: 5)
                 // In WAL mode the last connection to close checkpoints committed
                 // frames into the file: its bytes may move while its content does not.
-                if !before.isWAL, after.file != before.file { problems.append("its bytes differ from before (\(before.file) before, \(after.file) now)") }
+                if !before.isWAL, after.file != before.file {
+                    problems.append("its bytes differ from before (\(before.file) before, \(after.file) now)")
+                }
                 if after.logical != before.logical { problems.append("its schema or metadata differ from before") }
             } catch {
                 problems.append("it cannot be read back: \(error)")
@@ -166,9 +174,9 @@ extension StoreFingerprint {
         return MigrationError(
             kind: .restoreFailed,
             message: """
-                \(original); and the store could not be proven unchanged after that failure: \(problems.joined(separator: "; ")). \
-                Run `migrate status` on it (SQLite rolls a hot journal back on the next open) and, if it is not at its old version, \
-                restore it from the backup
+                \(original); and the store could not be proven unchanged after that failure: \
+                \(problems.joined(separator: "; ")). Run `migrate status` on it (SQLite rolls a hot journal back on \
+                the next open) and, if it is not at its old version, restore it from the backup
                 """)
     }
 }

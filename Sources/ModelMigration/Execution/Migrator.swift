@@ -63,14 +63,17 @@ public struct Migrator {
     /// store is found to be the version planned, and kept only when the migration
     /// commits (`StoreBackup`): a failed or dry run leaves none, and says so.
     @discardableResult
-    public func apply(_ plan: MigrationPlan, options: Options = Options(), progress: (MigrationEvent) -> Void = { _ in }) throws -> MigrationResult {
+    public func apply(
+        _ plan: MigrationPlan, options: Options = Options(), progress: (MigrationEvent) -> Void = { _ in }
+    ) throws -> MigrationResult {
         if plan.isEmpty { return try verifyCurrent(plan, options: options) }
         let backup = try StoreBackup.requested(by: options, plan: plan)
         let store: Store
         do {
             store = try Store.open(path: plan.storePath, access: .readWrite, busyTimeout: options.timeout)
         } catch {
-            throw backup.map { Self.settle($0, copy: nil, published: nil, after: Self.unchanged(error)) } ?? Self.unchanged(error)
+            throw backup.map { Self.settle($0, copy: nil, published: nil, after: Self.unchanged(error)) }
+                ?? Self.unchanged(error)
         }
         let started = Date()
         // Taken under the lock before the first write: once it exists, whatever
@@ -87,8 +90,11 @@ public struct Migrator {
                 options.cancellation?.attach(store.connection)
                 // The store must still be what was planned for, before it is copied.
                 let metadata = try plannedMetadata(store, plan: plan)
-                if let backup { copy = try backup.write(from: store, isWAL: fingerprint.isWAL, cancellation: options.cancellation) }
-                var result = try migrate(store, plan: plan, metadata: metadata, options: options, started: started, progress: progress)
+                if let backup {
+                    copy = try backup.write(from: store, isWAL: fingerprint.isWAL, cancellation: options.cancellation)
+                }
+                var result = try migrate(
+                    store, plan: plan, metadata: metadata, options: options, started: started, progress: progress)
                 if options.dryRun { return (result, .rollback) }
                 if let backup, let written = copy {
                     published = try backup.publish(written)
@@ -112,7 +118,8 @@ public struct Migrator {
             }
             let reported: any Error
             if options.cancellation?.isCancelled == true {
-                let interrupted = MigrationError(kind: .interrupted, message: "interrupted: rolled back, the store is unchanged")
+                let interrupted = MigrationError(
+                    kind: .interrupted, message: "interrupted: rolled back, the store is unchanged")
                 reported = restore(store, to: before, after: interrupted)
             } else {
                 // Errors of SQLite itself (a COMMIT that could not write) say what failed
@@ -121,7 +128,9 @@ public struct Migrator {
                     error is MigrationError
                     ? error
                     : MigrationError(
-                        kind: .stepFailed, message: "\(plan.storePath): the migration failed: \(Self.words(for: error)); nothing was changed",
+                        kind: .stepFailed,
+                        message:
+                            "\(plan.storePath): the migration failed: \(Self.words(for: error)); nothing was changed",
                         statement: (error as? SQLiteError)?.sql)
                 reported = restore(store, to: before, after: described)
             }
@@ -142,8 +151,11 @@ public struct Migrator {
     /// `keepBackups`: after a commit that kept a backup in a backup folder, the
     /// store's older backups there beyond the newest `keep` go (never the new one).
     static func pruneBackups(after result: MigrationResult, backup: StoreBackup?, keep: Int?) -> MigrationResult {
-        guard let keep, let backup, let taken = result.backup, !result.dryRun, case .folder(let folder, _) = backup.destination else { return result }
-        let report = BackupRetention.prune(BackupRetention.group(folder: folder, storeName: backup.storeName), keep: keep, sparing: taken)
+        guard let keep, let backup, let taken = result.backup, !result.dryRun,
+            case .folder(let folder, _) = backup.destination
+        else { return result }
+        let report = BackupRetention.prune(
+            BackupRetention.group(folder: folder, storeName: backup.storeName), keep: keep, sparing: taken)
         var pruned = result
         pruned.prunedBackups = report.removed
         pruned.backupsLeft = report.left.map { "\($0.path): \($0.reason)" }
@@ -154,7 +166,9 @@ public struct Migrator {
     /// copy, or a backup published just before a commit that failed, is removed, and
     /// the message says so); when it is not, the copy becomes the backup to restore
     /// from, and the message names it.
-    static func settle(_ backup: StoreBackup, copy: StoreBackup.Copy?, published: String?, after error: any Error) -> any Error {
+    static func settle(_ backup: StoreBackup, copy: StoreBackup.Copy?, published: String?, after error: any Error)
+        -> any Error
+    {
         let failure = error as? MigrationError
         if failure?.kind == .restoreFailed, var message = failure?.message {
             if let kept = published ?? copy.flatMap({ try? backup.publish($0) }) {
@@ -173,7 +187,9 @@ public struct Migrator {
         case .file(let path): kept = "so this run kept no backup at \(path)"
         case .folder(_, let root): kept = "so this run kept no backup in \(root)"
         }
-        message += message.hasSuffix("nothing was changed") || message.hasSuffix("the store is unchanged") ? ", \(kept)" : "; \(kept)"
+        message +=
+            message.hasSuffix("nothing was changed") || message.hasSuffix("the store is unchanged")
+            ? ", \(kept)" : "; \(kept)"
         return MigrationError(kind: failure.kind, message: message, statement: failure.statement)
     }
 
@@ -182,10 +198,17 @@ public struct Migrator {
     /// the plan relies on.
     func plannedMetadata(_ store: Store, plan: MigrationPlan) throws -> StoreMetadata {
         let metadata = try store.readMetadata()
-        guard VersionHasher.digest(metadata.versionHashes) == plan.sourceHashesDigest, metadata.storeUUID == plan.storeUUID else {
+        guard VersionHasher.digest(metadata.versionHashes) == plan.sourceHashesDigest,
+            metadata.storeUUID == plan.storeUUID
+        else {
             throw MigrationError(
                 kind: .storeChanged,
-                message: "\(plan.storePath): the store changed since it was planned (another migration ran?); plan again; nothing was changed")
+                message:
+                    """
+                    \(plan.storePath): the store changed since it was planned (another migration ran?); plan again; \
+                    nothing was changed
+                    """
+            )
         }
         // What the plan relies on, checked on exactly the rows it will migrate; a
         // check a rebuild makes in its own scan is left to it (`refusal(after:)`).
@@ -193,7 +216,9 @@ public struct Migrator {
         if !(try StoreAudit.violations(of: separate, on: store.connection)).isEmpty {
             // The refusal names every violation, as if no check were left to a rebuild.
             let problems = try StoreAudit.violations(of: plan.preconditions, on: store.connection)
-            throw MigrationError(kind: .inconsistentStore, message: StoreAudit.refusal(path: plan.storePath, version: plan.hops[0].source, problems: problems))
+            throw MigrationError(
+                kind: .inconsistentStore,
+                message: StoreAudit.refusal(path: plan.storePath, version: plan.hops[0].source, problems: problems))
         }
         return metadata
     }
@@ -203,15 +228,20 @@ public struct Migrator {
     /// on the store as it was, and a violation refuses the store with the very
     /// refusal `plannedMetadata` gives before any step. Nil when they all hold (the
     /// failure was the steps' own), or when the run was interrupted.
-    func preconditionRefusal(_ plan: MigrationPlan, on connection: Connection, after error: any Error, options: Options) -> MigrationError? {
-        guard plan.preconditions.contains(where: { $0.checkedByRebuildOf != nil }), options.cancellation?.isCancelled != true,
+    func preconditionRefusal(_ plan: MigrationPlan, on connection: Connection, after error: any Error, options: Options)
+        -> MigrationError?
+    {
+        guard plan.preconditions.contains(where: { $0.checkedByRebuildOf != nil }),
+            options.cancellation?.isCancelled != true,
             (error as? MigrationError)?.kind != .interrupted
         else { return nil }
         do {
             try connection.execute("ROLLBACK TO SAVEPOINT mm_apply")
             let problems = try StoreAudit.violations(of: plan.preconditions, on: connection)
             guard !problems.isEmpty else { return nil }
-            return MigrationError(kind: .inconsistentStore, message: StoreAudit.refusal(path: plan.storePath, version: plan.hops[0].source, problems: problems))
+            return MigrationError(
+                kind: .inconsistentStore,
+                message: StoreAudit.refusal(path: plan.storePath, version: plan.hops[0].source, problems: problems))
         } catch {
             return nil
         }
@@ -250,7 +280,9 @@ public struct Migrator {
         var stamped = metadata
         stamped.stamp(plan.target)
         let previous = metadata.otherKeys[StoreMetadata.maximumEntityNumberKey]?.integerValue ?? 0
-        let highest = max(previous, Int64(plan.entityNumbers.values.max() ?? 0), Int64(plan.hops.flatMap { $0.sourceLayout.entityNumbers.values }.max() ?? 0))
+        let highest = max(
+            previous, Int64(plan.entityNumbers.values.max() ?? 0),
+            Int64(plan.hops.flatMap { $0.sourceLayout.entityNumbers.values }.max() ?? 0))
         stamped.otherKeys[StoreMetadata.maximumEntityNumberKey] = .integer(highest)
         stamped.history.append(
             MigrationRecord(
@@ -261,7 +293,8 @@ public struct Migrator {
         // Core Data's own model cache describes the old version now: empty it, so
         // that Core Data never takes it for the store's model (it is optional).
         if try connection.tableExists("Z_MODELCACHE") { try connection.execute("DELETE FROM Z_MODELCACHE") }
-        try connection.execute("CREATE TABLE IF NOT EXISTS \(SchemaSQL.modelCacheTable) (Z_VERSION INTEGER PRIMARY KEY, Z_CONTENT BLOB)")
+        try connection.execute(
+            "CREATE TABLE IF NOT EXISTS \(SchemaSQL.modelCacheTable) (Z_VERSION INTEGER PRIMARY KEY, Z_CONTENT BLOB)")
         try store.writeModelCache(plan.target)
         return MigrationResult(
             from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: rows, duration: duration,
@@ -311,7 +344,8 @@ public struct Migrator {
         let total = plan.allSteps.count
         var index = 0
         for (hopIndex, hop) in plan.hops.enumerated() {
-            let baselines = countBaselines ? try Self.danglingCounts(hop.source, layout: hop.sourceLayout, on: connection) : [:]
+            let baselines =
+                countBaselines ? try Self.danglingCounts(hop.source, layout: hop.sourceLayout, on: connection) : [:]
             if hopIndex == 0 { run.initial = baselines }
             // The data decides: the hop's source must satisfy its requirements.
             let refused = try StoreAudit.violations(of: hop.requirements, on: connection)
@@ -324,7 +358,8 @@ public struct Migrator {
             for step in hop.steps {
                 index += 1
                 if options.cancellation?.isCancelled == true {
-                    throw MigrationError(kind: .interrupted, message: "interrupted: rolled back, the store is unchanged")
+                    throw MigrationError(
+                        kind: .interrupted, message: "interrupted: rolled back, the store is unchanged")
                 }
                 run.rowsWritten = run.rowsWritten.adding(
                     saturating: try runStep(
@@ -334,8 +369,11 @@ public struct Migrator {
             progress(.checking(count: hop.checks.count))
             var probes: [String: Int64] = [:]
             for check in hop.checks {
-                let allowed = check.reference.flatMap { Self.sourceReference($0, through: [hop]) }.flatMap { baselines[$0] } ?? 0
-                try evaluate(check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run, probes: &probes, phase: .hop)
+                let allowed =
+                    check.reference.flatMap { Self.sourceReference($0, through: [hop]) }.flatMap { baselines[$0] } ?? 0
+                try evaluate(
+                    check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run, probes: &probes,
+                    phase: .hop)
             }
         }
         for step in plan.verification {
@@ -359,22 +397,25 @@ public struct Migrator {
             // The whole store as it will be committed: every page.
             let integrity = try connection.scalarString("PRAGMA integrity_check") ?? "?"
             guard integrity == "ok" else {
-                throw MigrationError(kind: .verifyFailed, message: "--verify: PRAGMA integrity_check says: \(integrity); nothing was changed")
+                throw MigrationError(
+                    kind: .verifyFailed,
+                    message: "--verify: PRAGMA integrity_check says: \(integrity); nothing was changed")
             }
         case .relationships(let checks):
             var probes: [String: Int64] = [:]
             for verified in checks {
                 let allowed = verified.before.flatMap { run.initial[$0] } ?? 0
                 try evaluate(
-                    verified.check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run, probes: &probes,
+                    verified.check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run,
+                    probes: &probes,
                     phase: .verify)
             }
         case .store, .currentRelationships:
             throw MigrationError(
                 kind: .verifyFailed,
                 message: """
-                    --verify: step '\(step.summary)' checks a store at its target, not a migration (a plan edited by hand?); \
-                    nothing was changed
+                    --verify: step '\(step.summary)' checks a store at its target, not a migration (a plan edited by \
+                    hand?); nothing was changed
                     """)
         }
     }
@@ -407,8 +448,8 @@ public struct Migrator {
         if violations > 0, run.carriedSubjects.insert(subject).inserted {
             run.carried.append(
                 """
-                \(subject): \(violations) row\(violations == 1 ? "" : "s") already pointed to objects the store does not have, \
-                and still do\(violations == 1 ? "es" : "") (carried as they were)
+                \(subject): \(violations) row\(violations == 1 ? "" : "s") already pointed to objects the store does \
+                not have, and still do\(violations == 1 ? "es" : "") (carried as they were)
                 """)
         }
         run.checksPassed += 1
@@ -432,7 +473,8 @@ public struct Migrator {
         progress(.stepStarted(index: index, of: total, summary: step.summary, cost: step.cost))
         let stepStart = Date()
         let changesBefore = connection.totalChanges
-        let report = StepReport(index: index, summary: step.summary, rows: step.cost.rows, rowProgress: rowProgress && step.reportsRowsDone)
+        let report = StepReport(
+            index: index, summary: step.summary, rows: step.cost.rows, rowProgress: rowProgress && step.reportsRowsDone)
         var written: Int64
         switch step {
         case .policy(let stage):
@@ -454,7 +496,8 @@ public struct Migrator {
                 try runStatements(change.statements, report: report, on: connection, progress: progress)
             } catch {
                 // A unique index SQLite refuses: the data's refusal, naming the objects.
-                guard let duplicates = change.duplicates, let found = try? StoreAudit.violations(of: [duplicates], on: connection),
+                guard let duplicates = change.duplicates,
+                    let found = try? StoreAudit.violations(of: [duplicates], on: connection),
                     !found.isEmpty
                 else { throw error }
                 throw MigrationError(
@@ -489,7 +532,8 @@ public struct Migrator {
         func failure(_ error: any Error) -> any Error {
             if error is MigrationError { return error }
             return MigrationError(
-                kind: .stepFailed, message: "step \(index) (\(summary)) failed: \(Migrator.words(for: error)); nothing was changed",
+                kind: .stepFailed,
+                message: "step \(index) (\(summary)) failed: \(Migrator.words(for: error)); nothing was changed",
                 statement: (error as? SQLiteError)?.sql)
         }
     }
@@ -520,14 +564,21 @@ public struct Migrator {
         defer { for binding in bindings { binding.remove(from: connection) } }
         do {
             for binding in bindings { try binding.register(on: connection) }
-            let expected = try copy.expectedRows.map { try connection.scalarInt64($0.sql, arguments: $0.arguments) ?? 0 }
+            let expected = try copy.expectedRows.map {
+                try connection.scalarInt64($0.sql, arguments: $0.arguments) ?? 0
+            }
             try runStatements(copy.statements, report: report, on: connection, progress: progress)
             if let expected {
                 let actual = try connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(copy.buildTable))") ?? 0
                 if actual != expected {
                     throw MigrationError(
                         kind: .checkFailed,
-                        message: "\(copy.table): the rebuilt table holds \(actual) rows, \(expected) expected; nothing was changed")
+                        message:
+                            """
+                            \(copy.table): the rebuilt table holds \(actual) rows, \(expected) expected; nothing was \
+                            changed
+                            """
+                    )
                 }
             }
         } catch {
@@ -540,7 +591,9 @@ public struct Migrator {
     /// scan visited, at most ten times a second, on top of the rows the step's
     /// earlier statements wrote (a shared table is copied one entity at a time, each
     /// through the `Z_ENT` index, which no full-scan count sees).
-    func runStatements(_ statements: [SQLFragment], report: StepReport, on connection: Connection, progress: (MigrationEvent) -> Void) throws {
+    func runStatements(
+        _ statements: [SQLFragment], report: StepReport, on connection: Connection, progress: (MigrationEvent) -> Void
+    ) throws {
         var written: Int64 = 0
         func run() throws {
             for statement in statements {

@@ -11,7 +11,10 @@ package final class OSThread {
         /// The errno `pthread_create` returned.
         package var code: Int32
         package var description: String {
-            "cannot start a thread (\(String(cString: strerror(code)))): raise the memory or process limits (`ulimit -v`, `ulimit -u`)"
+            """
+            cannot start a thread (\(String(cString: strerror(code)))): raise the memory or process limits (`ulimit \
+            -v`, `ulimit -u`)
+            """
         }
     }
 

@@ -7,7 +7,8 @@ import SQLiteStore
 public protocol PolicyRunning {
     /// Runs the policy step of `hop` (every custom mapping's policy, stage by stage)
     /// against `store`, inside the apply transaction.
-    func run(_ invocations: [PolicyInvocation], hop: MigrationHop, store: Store, progress: (MigrationEvent) -> Void) throws -> PolicyStageReport
+    func run(_ invocations: [PolicyInvocation], hop: MigrationHop, store: Store, progress: (MigrationEvent) -> Void)
+        throws -> PolicyStageReport
 
     /// The functions of the policy `name` (`EntityMigrationPolicy.functions`), for a
     /// step's `FUNCTION($entityPolicy, …)` values; nil when it is not available.

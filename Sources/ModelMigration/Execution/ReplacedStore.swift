@@ -28,22 +28,31 @@ enum ReplacedStore {
     /// Whether a file name is one `restore` gives a replaced store:
     /// `<store>.replaced.<yyyyMMddTHHmmssZ>[-<n>].sqlite`.
     static func isKeptName(_ name: String) -> Bool {
-        guard name.hasSuffix(".sqlite"), let range = name.range(of: ".replaced.", options: .backwards) else { return false }
+        guard name.hasSuffix(".sqlite"), let range = name.range(of: ".replaced.", options: .backwards) else {
+            return false
+        }
         let tail = name[range.upperBound...].dropLast(7)
         let parts = tail.split(separator: "-", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), parts.count == 1 || (!parts[1].isEmpty && parts[1].allSatisfy(\.isASCIIDigit)) else { return false }
+        guard (1...2).contains(parts.count),
+            parts.count == 1 || (!parts[1].isEmpty && parts[1].allSatisfy(\.isASCIIDigit))
+        else { return false }
         let stamp = parts[0]
-        return stamp.count == 16 && stamp.hasSuffix("Z") && stamp.dropFirst(8).first == "T" && stamp.filter(\.isASCIIDigit).count == 14
+        return stamp.count == 16 && stamp.hasSuffix("Z") && stamp.dropFirst(8).first == "T"
+            && stamp.filter(\.isASCIIDigit).count == 14
     }
 
     /// A hard link to the old store at `target` in `.replaced/` beside it: the
     /// store's path keeps naming it until the rename. Creates the folder; a
     /// `.replaced` that is not a folder (a file, a symbolic link) is refused.
-    static func keep(_ target: String, stamp: String, shownAs shown: String, temporary: String) throws(StoreRestore.Failure) -> String {
+    static func keep(_ target: String, stamp: String, shownAs shown: String, temporary: String) throws(StoreRestore
+        .Failure) -> String
+    {
         let folder = folder(beside: target)
         func refuse(_ why: String) -> StoreRestore.Failure {
             unlink(temporary)
-            return StoreRestore.Failure(kind: .failed, message: "\(shown): cannot keep the replaced store in \(folder): \(why); nothing was changed")
+            return StoreRestore.Failure(
+                kind: .failed,
+                message: "\(shown): cannot keep the replaced store in \(folder): \(why); nothing was changed")
         }
         var info = stat()
         if lstat(folder, &info) != 0 {
@@ -54,7 +63,8 @@ enum ReplacedStore {
         }
         let name = (target as NSString).lastPathComponent
         for sequence in 1...100 {
-            let candidate = (folder as NSString).appendingPathComponent("\(name).replaced.\(stamp)\(sequence == 1 ? "" : "-\(sequence)").sqlite")
+            let candidate = (folder as NSString).appendingPathComponent(
+                "\(name).replaced.\(stamp)\(sequence == 1 ? "" : "-\(sequence)").sqlite")
             let code = StoreBackup.claim(target, as: candidate)
             if code == 0 {
                 try? StoreBackup.sync(folder)

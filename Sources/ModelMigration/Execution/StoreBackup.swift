@@ -83,10 +83,12 @@ package struct StoreBackup {
             // Anything there, even a symbolic link to nothing, is never replaced.
             if let why = StoreSideFiles.pairing(of: path, with: plan.storePath) {
                 // SQLite resets or deletes such a file at the store's next open.
-                throw MigrationError(kind: .backupFailed, message: "\(path): cannot keep the backup there: \(why); choose another path")
+                throw MigrationError(
+                    kind: .backupFailed, message: "\(path): cannot keep the backup there: \(why); choose another path")
             }
             if lstat(path, &info) == 0 {
-                throw MigrationError(kind: .backupFailed, message: "\(path): the backup file already exists; choose a new path")
+                throw MigrationError(
+                    kind: .backupFailed, message: "\(path): the backup file already exists; choose a new path")
             }
             destination = .file(path)
         } else if let root = options.backupDirectory {
@@ -134,15 +136,19 @@ package struct StoreBackup {
                 let verb = "cannot create the backup folder"
                 switch Self.creationProblem(path) {
                 case (ENOTDIR, let blocker?):
-                    throw failure(reason: "\(blocker) is a file, not a folder", advice: advice(for: ENOTDIR), subject: shown, verb: verb)
+                    throw failure(
+                        reason: "\(blocker) is a file, not a folder", advice: advice(for: ENOTDIR), subject: shown,
+                        verb: verb)
                 case (let code?, let blocker?) where code == EACCES || code == EPERM:
                     throw failure(
                         reason: "permission denied: this user cannot create folders in \(blocker)",
-                        advice: advice(for: code).replacingOccurrences(of: "the folder", with: blocker), subject: shown, verb: verb)
+                        advice: advice(for: code).replacingOccurrences(of: "the folder", with: blocker), subject: shown,
+                        verb: verb)
                 case (let code?, _):
                     throw failure(code, subject: shown, verb: verb)
                 default:
-                    throw failure(reason: error.localizedDescription, advice: advice(for: 0), subject: shown, verb: verb)
+                    throw failure(
+                        reason: error.localizedDescription, advice: advice(for: 0), subject: shown, verb: verb)
                 }
             }
             createdFolders = missing + createdFolders
@@ -167,7 +173,9 @@ package struct StoreBackup {
                 return
             } catch {
                 attempt += 1
-                guard attempt < 50, creationProblem(path).code == nil, creationProblem(path).path != nil else { throw error }
+                guard attempt < 50, creationProblem(path).code == nil, creationProblem(path).path != nil else {
+                    throw error
+                }
             }
         }
     }
@@ -286,7 +294,8 @@ package struct StoreBackup {
         case .file(let path):
             candidates = AnyIterator([path].makeIterator())
         case .folder(let folder, _):
-            let stem = (folder as NSString).appendingPathComponent("\(storeName).v\(from)-to-\(to).\(Self.stamp(copy.taken))")
+            let stem = (folder as NSString).appendingPathComponent(
+                "\(storeName).v\(from)-to-\(to).\(Self.stamp(copy.taken))")
             var suffix = 1
             candidates = AnyIterator {
                 defer { suffix += 1 }
@@ -302,7 +311,8 @@ package struct StoreBackup {
             }
             guard code == EEXIST else { throw failure(code, subject: shown) }
             if case .file(let path) = destination {
-                throw MigrationError(kind: .backupFailed, message: "\(path): the backup file already exists; choose a new path")
+                throw MigrationError(
+                    kind: .backupFailed, message: "\(path): the backup file already exists; choose a new path")
             }
         }
         throw failure(EEXIST, subject: shown)
@@ -351,9 +361,13 @@ package struct StoreBackup {
     /// `fsync` of a file or a folder (so that a new name survives a power cut).
     static func sync(_ path: String) throws {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw StoreError(.sqlite, "cannot open to sync: \(String(cString: strerror(errno)))", path: path) }
+        guard descriptor >= 0 else {
+            throw StoreError(.sqlite, "cannot open to sync: \(String(cString: strerror(errno)))", path: path)
+        }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw StoreError(.sqlite, "cannot sync: \(String(cString: strerror(errno)))", path: path) }
+        guard fsync(descriptor) == 0 else {
+            throw StoreError(.sqlite, "cannot sync: \(String(cString: strerror(errno)))", path: path)
+        }
     }
 
     // MARK: Messages
@@ -377,7 +391,8 @@ package struct StoreBackup {
 
     /// The reason an error number gives, in words.
     static func reason(for code: Int32, size: Int64?) -> String {
-        let needs = size.map { " (the copy needs \(ByteCountFormatter.string(fromByteCount: $0, countStyle: .file)))" } ?? ""
+        let needs =
+            size.map { " (the copy needs \(ByteCountFormatter.string(fromByteCount: $0, countStyle: .file)))" } ?? ""
         switch code {
         case EACCES, EPERM: return "permission denied: this user cannot create files in it"
         case ENOSPC, EDQUOT: return "no space left on the disk\(needs)"
@@ -389,11 +404,15 @@ package struct StoreBackup {
         }
     }
 
-    func failure(_ code: Int32, subject: String, size: Int64? = nil, verb: String = "cannot write the backup there") -> MigrationError {
+    func failure(_ code: Int32, subject: String, size: Int64? = nil, verb: String = "cannot write the backup there")
+        -> MigrationError
+    {
         failure(reason: Self.reason(for: code, size: size), advice: advice(for: code), subject: subject, verb: verb)
     }
 
-    func failure(reason: String, advice: String, subject: String, verb: String = "cannot write the backup there") -> MigrationError {
+    func failure(reason: String, advice: String, subject: String, verb: String = "cannot write the backup there")
+        -> MigrationError
+    {
         MigrationError(kind: .backupFailed, message: "\(subject): \(verb): \(reason); \(advice); nothing was changed")
     }
 }

@@ -61,8 +61,8 @@ extension StoreRestore {
             throw Failure(
                 kind: .noBackup,
                 message: """
-                    \(folder): no backup of \(name) (store UUID \(uuid)) in it: \(listed(read)) \(read.count == 1 ? "is" : "are") \
-                    of another store; nothing was changed
+                    \(folder): no backup of \(name) (store UUID \(uuid)) in it: \(listed(read)) \
+                    \(read.count == 1 ? "is" : "are") of another store; nothing was changed
                     """)
         case .missing, .unreadable:
             let filed = candidates.filter(\.isFiled)
@@ -72,9 +72,10 @@ extension StoreRestore {
             throw Failure(
                 kind: .noBackup,
                 message: """
-                    \(folder): no backup filed under \(own) and \(name) \(why), so no store UUID proves which backup of that \
-                    file name is its own: \(listed(candidates.map { ($0, StoreIdentity.uuid(ofStoreAt: $0.path)) })); \
-                    nothing was changed (to restore one of them, move it into \(own) first)
+                    \(folder): no backup filed under \(own) and \(name) \(why), so no store UUID proves which backup \
+                    of that file name is its own: \
+                    \(listed(candidates.map { ($0, StoreIdentity.uuid(ofStoreAt: $0.path)) })); nothing was changed \
+                    (to restore one of them, move it into \(own) first)
                     """)
         }
     }

@@ -156,7 +156,9 @@ package enum StoreRestore {
         let parts = middle.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         let versions = parts[0].components(separatedBy: "-to-")
-        guard versions.count == 2, let from = Int(versions[0]), let to = Int(versions[1]), from > 0, to > from else { return nil }
+        guard versions.count == 2, let from = Int(versions[0]), let to = Int(versions[1]), from > 0, to > from else {
+            return nil
+        }
         let stampParts = parts[1].split(separator: "-", omittingEmptySubsequences: false)
         guard (1...2).contains(stampParts.count) else { return nil }
         let stamp = String(stampParts[0])
@@ -174,7 +176,9 @@ package enum StoreRestore {
             guard let n = Int(stampParts[1]), n >= 2 else { return nil }
             sequence = n
         }
-        return Backup(path: (folder as NSString).appendingPathComponent(file), from: from, to: to, stamp: stamp, sequence: sequence)
+        return Backup(
+            path: (folder as NSString).appendingPathComponent(file), from: from, to: to, stamp: stamp,
+            sequence: sequence)
     }
 
     /// The backups of the store in the folder under its path as given and under the
@@ -193,7 +197,8 @@ package enum StoreRestore {
     /// it is named as `apply --backup-dir` names backups (else the store decides).
     static func explicitBackup(_ file: String, store storePath: String) throws(Failure) -> Backup {
         if let why = StoreSideFiles.pairing(of: file, with: storePath) {
-            throw Failure(kind: .badBackup, message: "\(file): cannot restore the store from it: \(why); nothing was changed")
+            throw Failure(
+                kind: .badBackup, message: "\(file): cannot restore the store from it: \(why); nothing was changed")
         }
         var info = stat()
         guard stat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
@@ -215,18 +220,31 @@ package enum StoreRestore {
     }
 
     /// The backup to restore and the other candidates in the folder, newest first.
-    static func choose(for storePath: String, resolved target: String, options: Options) throws(Failure) -> (chosen: Backup, others: [Backup]) {
+    static func choose(for storePath: String, resolved target: String, options: Options) throws(Failure) -> (
+        chosen: Backup, others: [Backup]
+    ) {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: options.backupDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw Failure(kind: .noBackup, message: "\(options.backupDirectory): no such backup folder; nothing was changed")
+        guard FileManager.default.fileExists(atPath: options.backupDirectory, isDirectory: &isDirectory),
+            isDirectory.boolValue
+        else {
+            throw Failure(
+                kind: .noBackup, message: "\(options.backupDirectory): no such backup folder; nothing was changed")
         }
         let all = backups(of: storePath, resolved: target, in: options.backupDirectory)
         let wanted = options.version.map { version in all.filter { $0.from == version } } ?? all
         guard !wanted.isEmpty else {
             let name = (storePath as NSString).lastPathComponent
             let which = options.version.map { " taken at version \($0)" } ?? ""
-            let others = all.isEmpty ? "" : " (it has: \(all.reversed().map { shownPath($0, folder: options.backupDirectory) }.joined(separator: ", ")))"
-            throw Failure(kind: .noBackup, message: "\(options.backupDirectory): no backup of \(name)\(which)\(others); nothing was changed")
+            let others =
+                all.isEmpty
+                ? ""
+                : """
+                 (it has: \
+                \(all.reversed().map { shownPath($0, folder: options.backupDirectory) }.joined(separator: ", ")))
+                """
+            throw Failure(
+                kind: .noBackup,
+                message: "\(options.backupDirectory): no backup of \(name)\(which)\(others); nothing was changed")
         }
         let identity = StoreIdentity(path: storePath, timeout: options.timeout)
         let own = try ownBackups(wanted, of: storePath, identity: identity, folder: options.backupDirectory)
@@ -256,7 +274,11 @@ package enum StoreRestore {
         // for writing is one whole file.
         var info = stat()
         if stat(backup.path + "-journal", &info) == 0 || (stat(backup.path + "-wal", &info) == 0 && info.st_size > 0) {
-            throw refuse("a journal or write-ahead log lies beside it (the copy was opened for writing); it is not one whole file")
+            throw refuse(
+                """
+                a journal or write-ahead log lies beside it (the copy was opened for writing); it is not one whole file
+                """
+            )
         }
         let store: Store
         do {
@@ -270,8 +292,8 @@ package enum StoreRestore {
             guard integrity == "ok" || allowsDamaged else {
                 throw refuse(
                     """
-                    PRAGMA integrity_check says: \(integrity.replacingOccurrences(of: "\n", with: "; ")) (when the store was already \
-                    damaged as apply copied it, --allow-damaged puts it back as it was)
+                    PRAGMA integrity_check says: \(integrity.replacingOccurrences(of: "\n", with: "; ")) (when the \
+                    store was already damaged as apply copied it, --allow-damaged puts it back as it was)
                     """)
             }
             let metadata = try store.readMetadata()
@@ -281,10 +303,12 @@ package enum StoreRestore {
             } catch {
                 throw refuse("its entity hashes match no version of the models (\(error))")
             }
-            guard backup.from == 0 || version.version == backup.from, version.versionHashes == metadata.versionHashes else {
+            guard backup.from == 0 || version.version == backup.from, version.versionHashes == metadata.versionHashes
+            else {
                 throw refuse(
                     """
-                    its name says version \(backup.from), but its entity hashes are those of version \(version.version) of \(version.model)
+                    its name says version \(backup.from), but its entity hashes are those of version \
+                    \(version.version) of \(version.model)
                     """)
             }
             return (version, metadata.storeUUID)
@@ -312,13 +336,17 @@ package enum StoreRestore {
         } else {
             (backup, others) = try choose(for: storePath, resolved: target, options: options)
         }
-        let (version, uuid) = try check(backup, models: options.models, others: others, allowsDamaged: options.allowsDamaged)
+        let (version, uuid) = try check(
+            backup, models: options.models, others: others, allowsDamaged: options.allowsDamaged)
         var info = stat()
         let exists = lstat(target, &info) == 0
         if exists {
             try settle(target, shownAs: storePath, timeout: options.timeout, backupUUID: uuid)
         }
-        let lock = exists ? try FileLock(path: target, shownAs: storePath, timeout: options.timeout, cancellation: options.cancellation) : nil
+        let lock =
+            exists
+            ? try FileLock(
+                path: target, shownAs: storePath, timeout: options.timeout, cancellation: options.cancellation) : nil
         defer { lock?.release() }
         let removedPartials = removeDeadPartials(beside: target, shownAs: storePath)
         let stamp = StoreBackup.stamp(Date())
@@ -361,8 +389,10 @@ package enum StoreRestore {
             return given.isEmpty ? rest : (given as NSString).appendingPathComponent(rest)
         }
         return Result(
-            store: storePath, backup: backup.path, model: version.model, version: version.version, replaced: replaced.map(shown),
-            setAside: setAside.map { SetAside(from: shown($0.from), to: shown($0.to)) }, removedPartials: removedPartials.map(shown))
+            store: storePath, backup: backup.path, model: version.model, version: version.version,
+            replaced: replaced.map(shown),
+            setAside: setAside.map { SetAside(from: shown($0.from), to: shown($0.to)) },
+            removedPartials: removedPartials.map(shown))
     }
 
     /// Throws `interrupted` (removing the partial copy) once the restore is cancelled.
@@ -375,7 +405,9 @@ package enum StoreRestore {
     /// Renames the checked copy over the existing store, whose file is kept as
     /// `.replaced/<store>.replaced.<time>.sqlite` with its journal and log
     /// (`ReplacedStore`); returns that path.
-    static func putInPlace(_ temporary: String, over target: String, stamp: String, shownAs storePath: String) throws(Failure) -> String {
+    static func putInPlace(_ temporary: String, over target: String, stamp: String, shownAs storePath: String)
+        throws(Failure) -> String
+    {
         let replaced = try ReplacedStore.keep(target, stamp: stamp, shownAs: storePath, temporary: temporary)
         // The old store's journal and log go with it; its -shm index is rebuilt
         // from its log by whoever opens it.
@@ -387,8 +419,9 @@ package enum StoreRestore {
                 throw Failure(
                     kind: .failed,
                     message: """
-                        \(storePath)\(suffix): cannot move it beside the replaced store: \(String(cString: strerror(code))); \
-                        nothing was changed (the replaced store is also at \(replaced))
+                        \(storePath)\(suffix): cannot move it beside the replaced store: \
+                        \(String(cString: strerror(code))); nothing was changed (the replaced store is also at \
+                        \(replaced))
                         """)
             }
         }
@@ -396,7 +429,9 @@ package enum StoreRestore {
         guard rename(temporary, target) == 0 else {
             let code = errno
             unlink(temporary)
-            throw Failure(kind: .failed, message: "\(storePath): cannot rename the restored copy into place: \(String(cString: strerror(code)))")
+            throw Failure(
+                kind: .failed,
+                message: "\(storePath): cannot rename the restored copy into place: \(String(cString: strerror(code)))")
         }
         return replaced
     }
@@ -404,7 +439,9 @@ package enum StoreRestore {
     /// Puts the checked copy where no store is, never replacing a store someone
     /// created meanwhile. A log a removed store left at the path is set aside first
     /// (SQLite would apply it to the restored store); returns where each went.
-    static func putInPlace(_ temporary: String, at target: String, stamp: String, shownAs storePath: String) throws(Failure) -> [SetAside] {
+    static func putInPlace(_ temporary: String, at target: String, stamp: String, shownAs storePath: String)
+        throws(Failure) -> [SetAside]
+    {
         let moved: [(from: String, to: String)]
         do {
             moved = try StoreSideFiles.setAsideLeftoverLogs(beside: target, stamp: stamp)
@@ -418,7 +455,8 @@ package enum StoreRestore {
             throw Failure(
                 kind: .failed,
                 message: """
-                    \(storePath): cannot put the restored copy there: \(String(cString: strerror(code))); nothing was changed
+                    \(storePath): cannot put the restored copy there: \(String(cString: strerror(code))); nothing was \
+                    changed
                     """)
         }
         unlink(temporary)
@@ -435,7 +473,9 @@ package enum StoreRestore {
         // The name restores used before scratch names (`<store>.restoring.<pid>.partial`).
         let folder = PathText.parent(of: target)
         let prefix = (target as NSString).lastPathComponent + ".restoring."
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return [] }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else {
+            return []
+        }
         var removed: [String] = []
         for name in names.sorted() where name.hasPrefix(prefix) && name.hasSuffix(".partial") {
             guard let pid = pid_t(name.dropFirst(prefix.count).dropLast(8)), pid > 0, pid != getpid() else { continue }
@@ -463,7 +503,8 @@ package enum StoreRestore {
             throw Failure(
                 kind: .locked,
                 message: """
-                    \(shown): another process holds the store\(who); waited \(Migrator.seconds(timeout)) s (--timeout); nothing was changed
+                    \(shown): another process holds the store\(who); waited \(Migrator.seconds(timeout)) s \
+                    (--timeout); nothing was changed
                     """)
         }
         defer { try? store.close() }
@@ -471,8 +512,8 @@ package enum StoreRestore {
         throw Failure(
             kind: .badBackup,
             message: """
-                \(shown): the backup is of another store (store UUID \(backupUUID); this store's is \(metadata.storeUUID)); nothing was changed \
-                (to put it there anyway, move the store away first)
+                \(shown): the backup is of another store (store UUID \(backupUUID); this store's is \
+                \(metadata.storeUUID)); nothing was changed (to put it there anyway, move the store away first)
                 """)
     }
 
@@ -485,12 +526,17 @@ package enum StoreRestore {
         unlink(temporary)
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else {
-            throw Failure(kind: .failed, message: "\(source): cannot read: \(String(cString: strerror(errno))); nothing was changed")
+            throw Failure(
+                kind: .failed,
+                message: "\(source): cannot read: \(String(cString: strerror(errno))); nothing was changed")
         }
         defer { close(input) }
         let output = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard output >= 0 else {
-            throw Failure(kind: .failed, message: "\(temporary): cannot write the copy: \(String(cString: strerror(errno))); nothing was changed")
+            throw Failure(
+                kind: .failed,
+                message: "\(temporary): cannot write the copy: \(String(cString: strerror(errno))); nothing was changed"
+            )
         }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var failure: Int32 = 0
@@ -522,7 +568,10 @@ package enum StoreRestore {
             close(output)
             unlink(temporary)
             try stopIfCancelled(cancellation, temporary: temporary)
-            throw Failure(kind: .failed, message: "\(temporary): cannot write the copy: \(String(cString: strerror(failure))); nothing was changed")
+            throw Failure(
+                kind: .failed,
+                message:
+                    "\(temporary): cannot write the copy: \(String(cString: strerror(failure))); nothing was changed")
         }
         return FileLock(descriptor: output, shownAs: shown)
     }
@@ -545,10 +594,14 @@ final class FileLock {
     }
 
     /// Opens `path` and write-locks its lock bytes, waiting up to `timeout` seconds.
-    convenience init(path: String, shownAs shown: String, timeout: Double, cancellation: MigrationCancellation? = nil) throws(StoreRestore.Failure) {
+    convenience init(path: String, shownAs shown: String, timeout: Double, cancellation: MigrationCancellation? = nil)
+        throws(StoreRestore.Failure)
+    {
         let descriptor = open(path, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw StoreRestore.Failure(kind: .failed, message: "\(shown): cannot open the store: \(String(cString: strerror(errno))); nothing was changed")
+            throw StoreRestore.Failure(
+                kind: .failed,
+                message: "\(shown): cannot open the store: \(String(cString: strerror(errno))); nothing was changed")
         }
         self.init(descriptor: descriptor, shownAs: shown)
         let deadline = Date().addingTimeInterval(max(0, timeout))
@@ -559,7 +612,9 @@ final class FileLock {
             } catch {
                 if cancellation?.isCancelled == true {
                     release()
-                    throw StoreRestore.Failure(kind: .interrupted, message: "interrupted while waiting for the store's lock; the store is unchanged")
+                    throw StoreRestore.Failure(
+                        kind: .interrupted,
+                        message: "interrupted while waiting for the store's lock; the store is unchanged")
                 }
                 if Date() >= deadline {
                     let who = LockHolders.describe(path: path).map { " (held by \($0))" } ?? ""
@@ -567,7 +622,8 @@ final class FileLock {
                     throw StoreRestore.Failure(
                         kind: .locked,
                         message: """
-                            \(shown): another process holds the store\(who); waited \(Migrator.seconds(timeout)) s (--timeout); nothing was changed
+                            \(shown): another process holds the store\(who); waited \(Migrator.seconds(timeout)) s \
+                            (--timeout); nothing was changed
                             """)
                 }
                 usleep(50_000)

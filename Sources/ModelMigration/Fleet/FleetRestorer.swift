@@ -52,7 +52,10 @@ package struct FleetRestorer: Sendable {
 
     /// Restores every item (a run's log), reporting each outcome as it is known.
     package func run(_ items: [Item], report: @escaping @Sendable (FleetStoreOutcome) -> Void) {
-        FleetRunner.forEach(items.makeIterator(), jobs: jobs, stop: stop, report: report, unstarted: { [stop] in stop.skipped($0.store) }) {
+        FleetRunner.forEach(
+            items.makeIterator(), jobs: jobs, stop: stop, report: report,
+            unstarted: { [stop] in stop.skipped($0.store) }
+        ) {
             [self] item in handle(item)
         }
     }
@@ -61,7 +64,8 @@ package struct FleetRestorer: Sendable {
     package func run(_ stores: FleetStoreList, version: Int, report: @escaping @Sendable (FleetStoreOutcome) -> Void) {
         var stores = stores
         stores.stop = stop
-        FleetRunner.forEach(stores.makeIterator(), jobs: jobs, stop: stop, report: report, unstarted: stop.unstarted) { [self] entry in
+        FleetRunner.forEach(stores.makeIterator(), jobs: jobs, stop: stop, report: report, unstarted: stop.unstarted) {
+            [self] entry in
             guard case .store(let path) = entry else { return FleetRunner.listOutcome(entry) }
             return handle(Item(store: path, backup: nil, version: version, migratedTo: nil))
         }
@@ -74,7 +78,8 @@ package struct FleetRestorer: Sendable {
         func finish(_ status: Outcome.Kind, _ message: String? = nil) -> FleetStoreOutcome {
             outcome.status = status
             if let message {
-                outcome.message = message.hasPrefix(item.store + ": ") ? String(message.dropFirst(item.store.count + 2)) : message
+                outcome.message =
+                    message.hasPrefix(item.store + ": ") ? String(message.dropFirst(item.store.count + 2)) : message
             }
             outcome.seconds = Date().timeIntervalSince(started)
             return outcome
@@ -98,7 +103,9 @@ package struct FleetRestorer: Sendable {
             return finish(.restored)
         } catch {
             // A copy the run's stop cancelled is `interrupted`, naming the signal.
-            return finish(cancellation.isCancelled && stop.isStopped ? .interrupted(signal: stop.signal ?? SIGINT) : .failed, error.message)
+            return finish(
+                cancellation.isCancelled && stop.isStopped ? .interrupted(signal: stop.signal ?? SIGINT) : .failed,
+                error.message)
         }
     }
 
@@ -111,13 +118,15 @@ package struct FleetRestorer: Sendable {
             return Outcome(
                 .failed,
                 """
-                no store at the path; nothing was changed (a store removed since the run stays removed: to put its backup there, \
-                restore it alone with migrate restore)
+                no store at the path; nothing was changed (a store removed since the run stays removed: to put its \
+                backup there, restore it alone with migrate restore)
                 """)
         }
         // A store that cannot be read is restored as `restore` restores it (the
         // damaged file is kept in `.replaced/`).
-        guard let store = try? Store.open(path: item.store, access: .readOnly, busyTimeout: options.timeout) else { return nil }
+        guard let store = try? Store.open(path: item.store, access: .readOnly, busyTimeout: options.timeout) else {
+            return nil
+        }
         defer { try? store.close() }
         guard let metadata = try? store.readMetadata(), let now = metadata.modelVersion else { return nil }
         outcome.model = metadata.modelName
@@ -127,12 +136,19 @@ package struct FleetRestorer: Sendable {
             return Outcome(
                 .failed,
                 """
-                at version \(now), not version \(migratedTo) the run migrated it to: it changed since the run; nothing was changed \
-                (to put the run's backup back anyway: migrate restore \(item.store) --from \(item.backup ?? "BACKUP"))
+                at version \(now), not version \(migratedTo) the run migrated it to: it changed since the run; nothing \
+                was changed (to put the run's backup back anyway: migrate restore \(item.store) --from \
+                \(item.backup ?? "BACKUP"))
                 """)
         }
         if item.migratedTo == nil, now < item.version {
-            return Outcome(.failed, "at version \(now), below version \(item.version): no migration from version \(item.version) to undo; nothing was changed")
+            return Outcome(
+                .failed,
+                """
+                at version \(now), below version \(item.version): no migration from version \(item.version) to undo; \
+                nothing was changed
+                """
+            )
         }
         return nil
     }

@@ -55,7 +55,8 @@ public struct FleetRunner: Sendable {
     public func run(_ stores: FleetStoreList, mode: Mode, report: @escaping @Sendable (FleetStoreOutcome) -> Void) {
         var stores = stores
         stores.stop = stop
-        Self.forEach(stores.makeIterator(), jobs: jobs, stop: stop, report: report, unstarted: stop.unstarted) { [self] entry in
+        Self.forEach(stores.makeIterator(), jobs: jobs, stop: stop, report: report, unstarted: stop.unstarted) {
+            [self] entry in
             if case .store(let path) = entry { return handle(path, mode: mode) }
             return Self.listOutcome(entry)
         }
@@ -71,11 +72,12 @@ public struct FleetRunner: Sendable {
             return FleetStoreOutcome(
                 path: path, status: .duplicate,
                 message: """
-                    the same store file as \(first) (same device and inode: a hard link, a symbolic link or a path listed twice); \
-                    handled once, as \(first)
+                    the same store file as \(first) (same device and inode: a hard link, a symbolic link or a path \
+                    listed twice); handled once, as \(first)
                     """, duplicateOf: first, seconds: 0)
         case .unreadable(let path, let reason):
-            return FleetStoreOutcome(path: path, status: .failed, message: "cannot read the store list: \(reason)", seconds: 0)
+            return FleetStoreOutcome(
+                path: path, status: .failed, message: "cannot read the store list: \(reason)", seconds: 0)
         case .notAStore(let path, let reason):
             return FleetStoreOutcome(path: path, status: .notAStore, message: reason, seconds: 0)
         }
@@ -117,7 +119,11 @@ public struct FleetRunner: Sendable {
     /// Why a path named as a store is not a store file, in words.
     static func missingStoreWords(_ path: String, isFolder: Bool) -> String {
         if isFolder {
-            return "a folder, not a store file (named like a store, it is taken for one; to search inside it, rename it or pass another --pattern)"
+            return
+                """
+                a folder, not a store file (named like a store, it is taken for one; to search inside it, rename it or \
+                pass another --pattern)
+                """
         }
         var link = stat()
         return lstat(path, &link) == 0 ? "a symbolic link to a file that does not exist" : "no such store file"
@@ -140,7 +146,9 @@ public struct FleetRunner: Sendable {
         func finish(_ status: Outcome.Kind, _ message: String? = nil) -> FleetStoreOutcome {
             outcome.status = status
             // Messages that start with the store's path say it once.
-            if let message { outcome.message = message.hasPrefix(path + ": ") ? String(message.dropFirst(path.count + 2)) : message }
+            if let message {
+                outcome.message = message.hasPrefix(path + ": ") ? String(message.dropFirst(path.count + 2)) : message
+            }
             outcome.seconds = Date().timeIntervalSince(started)
             return outcome
         }
@@ -167,7 +175,8 @@ public struct FleetRunner: Sendable {
         stop.register(cancellation)
         defer { stop.unregister(cancellation) }
         // A migration the run's stop cancelled is `interrupted`, naming the signal.
-        let ending = storeRun.apply(path, options: options, interruptedBy: { [stop] in stop.isStopped ? stop.signal ?? SIGINT : nil })
+        let ending = storeRun.apply(
+            path, options: options, interruptedBy: { [stop] in stop.isStopped ? stop.signal ?? SIGINT : nil })
         if let plan = ending.plan { describe(plan, into: &outcome) }
         switch ending {
         case .notPlanned(let failure):
@@ -207,7 +216,8 @@ public struct FleetRunner: Sendable {
     func recognize(_ path: String, into outcome: inout FleetStoreOutcome) {
         guard let store = try? Store.open(path: path, access: .readOnly, busyTimeout: 1) else { return }
         defer { try? store.close() }
-        guard let metadata = try? store.readMetadata(), let recognition = VersionRecognition.recognize(metadata, among: planner.models),
+        guard let metadata = try? store.readMetadata(),
+            let recognition = VersionRecognition.recognize(metadata, among: planner.models),
             let version = recognition.version,
             let model = planner.models.first(where: { $0.name == recognition.model })
         else { return }

@@ -46,7 +46,8 @@ public final class FleetStop: Sendable {
         }
         var outcome = FleetStoreOutcome(
             path: path, status: .interrupted(signal: signal ?? SIGINT),
-            message: "not started: the run was stopped; the store is unchanged (rerun the same command to finish)", seconds: 0)
+            message: "not started: the run was stopped; the store is unchanged (rerun the same command to finish)",
+            seconds: 0)
         outcome.started = false
         return outcome
     }

@@ -32,7 +32,9 @@ public struct FleetStoreList: Sequence, Sendable {
     package var stop: FleetStop?
 
     /// A list of stores.
-    public init(sources: [Source], pattern: String = "*.sqlite", excludedFolders: [String] = [], shard: FleetShard? = nil) {
+    public init(
+        sources: [Source], pattern: String = "*.sqlite", excludedFolders: [String] = [], shard: FleetShard? = nil
+    ) {
         self.sources = sources
         self.pattern = pattern
         self.excludedFolders = excludedFolders.map(Self.standardized)
@@ -124,7 +126,9 @@ public struct FleetStoreList: Sequence, Sendable {
             // backups and kept replaced stores (a list `find` made holds them: they are
             // never migrated, nor stop a deploy); a missing one is reported as such
             // (migrate never creates a store it was asked to migrate).
-            if let reason = FleetStoreList.notAStoreReason(path) { return list.owns(path) ? .notAStore(path: path, reason: reason) : nil }
+            if let reason = FleetStoreList.notAStoreReason(path) {
+                return list.owns(path) ? .notAStore(path: path, reason: reason) : nil
+            }
             var info = stat(), link = stat()
             if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
                 let isLink = lstat(path, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK
@@ -178,7 +182,8 @@ public struct FleetStoreList: Sequence, Sendable {
                 // Never a store, whatever the pattern: backups, kept copies of replaced
                 // stores (`.replaced/` is hidden; a copy an earlier release kept beside
                 // its store is not), and scratch files of this toolkit.
-                guard (info.st_mode & S_IFMT) == S_IFREG, fnmatch(list.pattern, name, 0) == 0, !FleetStoreList.isBackupName(name),
+                guard (info.st_mode & S_IFMT) == S_IFREG, fnmatch(list.pattern, name, 0) == 0,
+                    !FleetStoreList.isBackupName(name),
                     !ReplacedStore.isKeptName(name), ScratchFile.owner(ofName: name) == nil
                 else { continue }
                 if let entry = entry(child, info: info, isLink: isLink) { return entry }
@@ -196,7 +201,9 @@ public struct FleetStoreList: Sequence, Sendable {
         if ReplacedStore.isKeptName(name) || folder == ReplacedStore.folderName {
             return "a store `restore` replaced and kept, never a store to migrate (restore it to use it again)"
         }
-        if isBackupName(name) { return "a backup copy `apply --backup-dir` took, never a store to migrate (restore it to use it again)" }
+        if isBackupName(name) {
+            return "a backup copy `apply --backup-dir` took, never a store to migrate (restore it to use it again)"
+        }
         return nil
     }
 
@@ -208,7 +215,9 @@ public struct FleetStoreList: Sequence, Sendable {
         guard parts.count >= 4, parts.removeLast() == "sqlite" else { return false }
         var stamp = parts.removeLast()
         if let dash = stamp.firstIndex(of: "-") {
-            guard stamp[stamp.index(after: dash)...].allSatisfy(\.isASCIIDigit), stamp.index(after: dash) != stamp.endIndex else { return false }
+            guard stamp[stamp.index(after: dash)...].allSatisfy(\.isASCIIDigit),
+                stamp.index(after: dash) != stamp.endIndex
+            else { return false }
             stamp = stamp[..<dash]
         }
         let hops = parts.removeLast()

@@ -67,6 +67,7 @@ extension Store {
         guard let shipped = models.first(where: { $0.name == cached.model })?.version(cached.version),
             shipped.versionHashes != cached.versionHashes
         else { return }
-        throw UnknownVersionError(path: path, recognition: recognition, drift: VersionDrift(recorded: cached, now: shipped))
+        throw UnknownVersionError(
+            path: path, recognition: recognition, drift: VersionDrift(recorded: cached, now: shipped))
     }
 }

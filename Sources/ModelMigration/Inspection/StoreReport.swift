@@ -70,7 +70,8 @@ package struct StoreReport: Sendable, Codable {
         let metadata = inspection.metadata
         let recognition = VersionRecognition.recognize(metadata, among: models)
         path = inspection.path
-        writtenBy = metadata.isManagedByToolkit ? "toolkit" : (metadata.frameworkVersion != nil ? "core-data" : "unknown")
+        writtenBy =
+            metadata.isManagedByToolkit ? "toolkit" : (metadata.frameworkVersion != nil ? "core-data" : "unknown")
         frameworkVersion = metadata.frameworkVersion
         storeUUID = metadata.storeUUID
         storeType = metadata.storeType
@@ -83,7 +84,8 @@ package struct StoreReport: Sendable, Codable {
         layoutHash = metadata.layoutHash?.hex
         journalMode = inspection.journalMode
         fileSize = inspection.fileSize
-        let comparisons = Dictionary((recognition?.entities ?? []).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let comparisons = Dictionary(
+            (recognition?.entities ?? []).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         entities = inspection.entities.map { entity in
             let comparison = comparisons[entity.name]
             return Entity(

@@ -14,7 +14,8 @@ import DataModel
 /// A class: the line reader hands one out per line, and a struct's copy retained each of
 /// its arrays.
 package final class FastRecordReader {
-    /// What a line holds, as `ObjectBatch.insert(_:attributeValues:relationships:positions:primaryKey:source:)` takes it.
+    /// What a line holds, as
+    /// `ObjectBatch.insert(_:attributeValues:relationships:positions:primaryKey:source:)` takes it.
     package struct Record: Equatable {
         /// One per stored attribute, in the entity's order: `.none` when absent, `.some(nil)` for null.
         package var values: [AttributeValue??]
@@ -34,7 +35,8 @@ package final class FastRecordReader {
         }
 
         package static func == (a: Record, b: Record) -> Bool {
-            a.values == b.values && a.relationships == b.relationships && a.positions == b.positions && a.primaryKey == b.primaryKey
+            a.values == b.values && a.relationships == b.relationships && a.positions == b.positions
+                && a.primaryKey == b.primaryKey
         }
     }
 
@@ -91,7 +93,8 @@ package final class FastRecordReader {
             }
             let type = attribute.declaration.type
             switch type {
-            case .integer16, .integer32, .integer64: fields.append(.attribute(stored, type.integerRange.map { .integer($0) } ?? .other(type)))
+            case .integer16, .integer32, .integer64:
+                fields.append(.attribute(stored, type.integerRange.map { .integer($0) } ?? .other(type)))
             case .string: fields.append(.attribute(stored, .string))
             case .double, .float: fields.append(.attribute(stored, .real(isFloat: type == .float)))
             default: fields.append(.attribute(stored, .other(type)))
@@ -102,7 +105,8 @@ package final class FastRecordReader {
         for relationship in entity.relationships {
             keys.append(Array(relationship.name.utf8))
             fields.append(.relationship(relationship.name, toMany: relationship.declaration.isToMany))
-            if !relationship.declaration.isToMany, let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
+            if !relationship.declaration.isToMany, let inverse = relationship.declaration.inverse,
+                let owner = relationship.inverseEntity,
                 version.entity(named: owner)?.relationship(named: inverse)?.declaration.keepsOrder == true
             {
                 ordered[Array(relationship.name.utf8)] = relationship.name
@@ -117,7 +121,8 @@ package final class FastRecordReader {
     /// Reads `line` into `record`. `requiresEntity`: a line without `_entity` is declined
     /// (a whole store's lines name their entity).
     package func read(
-        _ line: UnsafeBufferPointer<UInt8>, into record: inout Record, scratch: inout [UInt8], requiresEntity: Bool = false
+        _ line: UnsafeBufferPointer<UInt8>, into record: inout Record, scratch: inout [UInt8],
+        requiresEntity: Bool = false
     ) -> Outcome {
         if record.values.count == count {
             for i in record.values.indices { record.values[i] = .none }
@@ -136,7 +141,9 @@ package final class FastRecordReader {
         cursor.skipWhitespace()
         if !cursor.take(UInt8(ascii: "}")) {
             while true {
-                guard let key = cursor.string(&scratch), cursor.skipWhitespace(), cursor.take(UInt8(ascii: ":")) else { return .declined }
+                guard let key = cursor.string(&scratch), cursor.skipWhitespace(), cursor.take(UInt8(ascii: ":")) else {
+                    return .declined
+                }
                 let field = self.field(key, cursor, scratch, order: &record.keyOrder, at: position)
                 position += 1
                 cursor.skipWhitespace()
@@ -178,10 +185,14 @@ package final class FastRecordReader {
 
     /// The field named `key`, the `position`th of its line: the key that position had
     /// before is tried first (`order`, learned as lines are read).
-    private func field(_ key: JSONCursor.StringToken, _ cursor: JSONCursor, _ scratch: [UInt8], order: inout [Int], at position: Int) -> Field? {
+    private func field(
+        _ key: JSONCursor.StringToken, _ cursor: JSONCursor, _ scratch: [UInt8], order: inout [Int], at position: Int
+    ) -> Field? {
         // The record may have been another entity's reader's (a whole store's lines):
         // a guess is an index into some reader's keys, checked as any.
-        if position < order.count, case let guess = order[position], keys.indices.contains(guess), cursor.equals(key, keys[guess], scratch) {
+        if position < order.count, case let guess = order[position], keys.indices.contains(guess),
+            cursor.equals(key, keys[guess], scratch)
+        {
             return fields[guess]
         }
         for (i, name) in keys.enumerated() where cursor.equals(key, name, scratch) {
@@ -197,24 +208,31 @@ package final class FastRecordReader {
 
     /// Reads the value of one field; `.read` when the record took it.
     private func readField(
-        _ field: Field, _ cursor: inout JSONCursor, _ record: inout Record, _ scratch: inout [UInt8], _ state: inout LineState
+        _ field: Field, _ cursor: inout JSONCursor, _ record: inout Record, _ scratch: inout [UInt8],
+        _ state: inout LineState
     ) -> Outcome {
         switch field {
         case .primaryKey:
             guard record.primaryKey == nil, let pk = cursor.integer(), pk > 0 else { return .declined }
             record.primaryKey = pk
         case .entity:
-            guard !state.sawEntity, state.otherEntity == nil, let name = cursor.string(&scratch) else { return .declined }
+            guard !state.sawEntity, state.otherEntity == nil, let name = cursor.string(&scratch) else {
+                return .declined
+            }
             state.sawEntity = true
             if !cursor.equals(name, entityBytes, scratch) { state.otherEntity = cursor.text(name, scratch) }
         case .position:
             guard !state.sawPosition, readPositions(&cursor, &record, &scratch) else { return .declined }
             state.sawPosition = true
         case .attribute(let index, let kind):
-            guard record.values[index] == nil, let value = attributeValue(kind, &cursor, &scratch) else { return .declined }
+            guard record.values[index] == nil, let value = attributeValue(kind, &cursor, &scratch) else {
+                return .declined
+            }
             record.values[index] = value
         case .relationship(let name, let toMany):
-            guard record.relationships[name] == nil, let keys = relationshipKeys(toMany: toMany, &cursor) else { return .declined }
+            guard record.relationships[name] == nil, let keys = relationshipKeys(toMany: toMany, &cursor) else {
+                return .declined
+            }
             record.relationships[name] = keys
         case .refused:
             return .declined
@@ -228,8 +246,12 @@ package final class FastRecordReader {
         cursor.skipWhitespace()
         if cursor.take(UInt8(ascii: "}")) { return true }
         while true {
-            guard let key = cursor.string(&scratch), cursor.skipWhitespace(), cursor.take(UInt8(ascii: ":")) else { return false }
-            guard let name = orderedToOnes[cursor.bytes(key, scratch)], record.positions[name] == nil else { return false }
+            guard let key = cursor.string(&scratch), cursor.skipWhitespace(), cursor.take(UInt8(ascii: ":")) else {
+                return false
+            }
+            guard let name = orderedToOnes[cursor.bytes(key, scratch)], record.positions[name] == nil else {
+                return false
+            }
             cursor.skipWhitespace()
             guard let position = cursor.integer(), position > 0 else { return false }
             record.positions[name] = position
@@ -264,7 +286,9 @@ package final class FastRecordReader {
 
     /// The attribute value at the cursor (`.some(nil)` for null), the cursor moved past
     /// it; nil to leave the line to the general reader.
-    private func attributeValue(_ kind: ValueKind, _ cursor: inout JSONCursor, _ scratch: inout [UInt8]) -> AttributeValue?? {
+    private func attributeValue(_ kind: ValueKind, _ cursor: inout JSONCursor, _ scratch: inout [UInt8])
+        -> AttributeValue??
+    {
         if cursor.takeWord(JSONCursor.null) { return .some(nil) }
         let json: JSONValue
         switch cursor.peek {
@@ -289,7 +313,8 @@ package final class FastRecordReader {
                 return .integer(value)
             case .real(let isFloat):
                 // DefaultValueParser's rule for a number's text (JSON's grammar is within its syntax).
-                guard let value = Double(cursor.text(start, end)), value.isFinite, !isFloat || Float(value).isFinite else { return nil }
+                guard let value = Double(cursor.text(start, end)), value.isFinite, !isFloat || Float(value).isFinite
+                else { return nil }
                 return .double(value)
             default:
                 json = .number(cursor.text(start, end))

@@ -152,7 +152,9 @@ struct JSONCursor {
     /// A string's text (its bytes are UTF-8: the line was checked, and escapes decode to scalars).
     func text(_ token: StringToken, _ scratch: [UInt8]) -> String {
         if token.inScratch {
-            return scratch.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[token.start..<token.end]), as: UTF8.self) }
+            return scratch.withUnsafeBufferPointer {
+                String(decoding: UnsafeBufferPointer(rebasing: $0[token.start..<token.end]), as: UTF8.self)
+            }
         }
         return text(token.start, token.end)
     }

@@ -58,7 +58,11 @@ package final class JSONLinesReader {
         }
         if start > 0 {
             let count = end - start
-            if count > 0 { buffer.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: $0.baseAddress! + start, count: count) } }
+            if count > 0 {
+                buffer.withUnsafeMutableBufferPointer {
+                    $0.baseAddress!.update(from: $0.baseAddress! + start, count: count)
+                }
+            }
             start = 0
             end = count
         }
@@ -111,7 +115,9 @@ package final class JSONLinesReader {
                     var last = end
                     if buffer[last - 1] == 0x0D { last -= 1 }
                     let (from, to) = (start, last)
-                    try buffer.withUnsafeBufferPointer { try body(number, UnsafeBufferPointer(rebasing: $0[from..<to])) }
+                    try buffer.withUnsafeBufferPointer {
+                        try body(number, UnsafeBufferPointer(rebasing: $0[from..<to]))
+                    }
                 }
                 return
             }

@@ -147,7 +147,9 @@ package enum JSONValue: Sendable, Hashable {
     /// Parses one JSON text from bytes that are valid UTF-8 (check first with
     /// `UTF8Validation`: strings decode what they hold as is).
     static func parse(bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
-        let result = bytes.withUnsafeBufferPointer { buffer in Result { () throws(JSONParseError) in try parse(buffer: buffer) } }
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONParseError) in try parse(buffer: buffer) }
+        }
         return try result.get()
     }
 
@@ -189,10 +191,14 @@ package enum JSONValue: Sendable, Hashable {
                 }
                 while true {
                     skipWhitespace()
-                    guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                        throw error("expected a quoted key")
+                    }
                     let key = try string()
                     skipWhitespace()
-                    guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after a key") }
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                        throw error("expected ':' after a key")
+                    }
                     index += 1
                     skipWhitespace()
                     pairs.append((key, try value(depth: depth + 1)))
@@ -249,7 +255,9 @@ package enum JSONValue: Sendable, Hashable {
 
         mutating func literal(_ word: String) throws(JSONParseError) {
             let w = word.utf8
-            guard index + w.count <= bytes.count, bytes[index..<index + w.count].elementsEqual(w) else { throw error("expected a value") }
+            guard index + w.count <= bytes.count, bytes[index..<index + w.count].elementsEqual(w) else {
+                throw error("expected a value")
+            }
             index += w.count
         }
 
@@ -273,7 +281,9 @@ package enum JSONValue: Sendable, Hashable {
             }
             if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
                 index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
                 guard digits() > 0 else { throw error("expected digits in the exponent") }
             }
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
@@ -349,7 +359,10 @@ package enum JSONValue: Sendable, Hashable {
 
         mutating func hex4() throws(JSONParseError) -> UInt32 {
             // Four hex digits: `UInt32(_:radix:)` alone would also take a sign ("\u+041").
-            guard index + 4 <= bytes.count, bytes[index..<index + 4].allSatisfy({ ($0 >= 48 && $0 <= 57) || (($0 | 0x20) >= 97 && ($0 | 0x20) <= 102) }),
+            guard index + 4 <= bytes.count,
+                bytes[index..<index + 4].allSatisfy({
+                    ($0 >= 48 && $0 <= 57) || (($0 | 0x20) >= 97 && ($0 | 0x20) <= 102)
+                }),
                 let v = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
             else {
                 throw error("expected 4 hex digits")

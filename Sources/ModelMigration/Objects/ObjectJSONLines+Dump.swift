@@ -6,16 +6,22 @@ import SQLiteStore
 extension ObjectJSONLines {
     /// Writes every object of `entity` (with subentities) as lines, in primary-key
     /// order, or, when they belong to an ordered one-to-many, in each list's order
-    /// (``ObjectAccess/listOrderColumn(of:)``), which `load` rebuilds. A value that JSON Lines cannot carry unchanged stops the dump with a
-    /// `StoreError` naming the object and attribute (``problem(writing:type:)``).
-    package static func dump(_ access: ObjectAccess, entity: String, limit: Int? = nil, write: (String) -> Void) throws {
-        try access.forEach(entity, includeSubentities: true, limit: limit, inListOrder: true, relationships: { _ in true }) { object in
+    /// (``ObjectAccess/listOrderColumn(of:)``), which `load` rebuilds. A value that JSON
+    /// Lines cannot carry unchanged stops the dump with a `StoreError` naming the object
+    /// and attribute (``problem(writing:type:)``).
+    package static func dump(_ access: ObjectAccess, entity: String, limit: Int? = nil, write: (String) -> Void) throws
+    {
+        try access.forEach(
+            entity, includeSubentities: true, limit: limit, inListOrder: true, relationships: { _ in true }
+        ) { object in
             guard let rowEntity = access.version.entity(named: object.entity) else { return }
             for attribute in rowEntity.attributes where !attribute.declaration.isTransient {
                 guard let value = object.values[attribute.name],
                     let problem = problem(writing: value, type: attribute.declaration.type)
                 else { continue }
-                throw StoreError(.invalidValue, "\(object.entity) \(object.primaryKey): \(attribute.name): \(problem)", path: access.store.path)
+                throw StoreError(
+                    .invalidValue, "\(object.entity) \(object.primaryKey): \(attribute.name): \(problem)",
+                    path: access.store.path)
             }
             write(line(for: object, entity: rowEntity, includes: access.isStoredSide))
         }
@@ -30,7 +36,8 @@ extension ObjectJSONLines {
     /// orders (one side's order was lost on the way back); a dump of one entity writes
     /// each pair once, so that dumps load back entity by entity.
     package static func dump(
-        _ access: ObjectAccess, entity: String, limit: Int? = nil, wholeStore: Bool = false, progress: ((Int) -> Void)? = nil,
+        _ access: ObjectAccess, entity: String, limit: Int? = nil, wholeStore: Bool = false,
+        progress: ((Int) -> Void)? = nil,
         writeChunk: (UnsafeBufferPointer<UInt8>) -> Void
     ) throws {
         var layouts: [String: LineLayout] = [:]
@@ -38,9 +45,11 @@ extension ObjectJSONLines {
         out.reserveCapacity(1 << 17)
         var count = 0
         let includes: (CompiledRelationship) -> Bool = { relationship in
-            access.isStoredSide(relationship) || (wholeStore && relationship.isManyToMany && relationship.declaration.keepsOrder)
+            access.isStoredSide(relationship)
+                || (wholeStore && relationship.isManyToMany && relationship.declaration.keepsOrder)
         }
-        try access.forEach(entity, includeSubentities: true, limit: limit, inListOrder: true, relationships: includes) { object in
+        try access.forEach(entity, includeSubentities: true, limit: limit, inListOrder: true, relationships: includes) {
+            object in
             let layout: LineLayout
             if let known = layouts[object.entity] {
                 layout = known
@@ -50,8 +59,12 @@ extension ObjectJSONLines {
                 layouts[object.entity] = layout
             }
             for (name, type) in layout.attributes {
-                guard let value = object.values[name], let problem = problem(writing: value, type: type) else { continue }
-                throw StoreError(.invalidValue, "\(object.entity) \(object.primaryKey): \(name): \(problem)", path: access.store.path)
+                guard let value = object.values[name], let problem = problem(writing: value, type: type) else {
+                    continue
+                }
+                throw StoreError(
+                    .invalidValue, "\(object.entity) \(object.primaryKey): \(name): \(problem)", path: access.store.path
+                )
             }
             layout.write(object, into: &out)
             out.append(UInt8(ascii: "\n"))
@@ -97,8 +110,10 @@ extension ObjectJSONLines {
         let version = access.version
         var names: [String: Set<String>] = [:]
         for entity in version.entities {
-            for relationship in entity.relationships where !relationship.declaration.isTransient && access.isStoredSide(relationship) {
-                guard let destination = version.entity(named: relationship.declaration.destination), destination.root != entity.root
+            for relationship in entity.relationships
+            where !relationship.declaration.isTransient && access.isStoredSide(relationship) {
+                guard let destination = version.entity(named: relationship.declaration.destination),
+                    destination.root != entity.root
                 else { continue }
                 names[entity.root, default: []].insert(destination.root)
             }
@@ -117,7 +132,9 @@ extension ObjectJSONLines {
             return false
         }
         while !waiting.isEmpty {
-            let next = waiting.firstIndex { names[$0, default: []].isSubset(of: written) } ?? waiting.firstIndex(where: isInCycle) ?? 0
+            let next =
+                waiting.firstIndex { names[$0, default: []].isSubset(of: written) } ?? waiting.firstIndex(
+                    where: isInCycle) ?? 0
             let root = waiting.remove(at: next)
             order.append(root)
             written.insert(root)
@@ -141,8 +158,10 @@ extension ObjectJSONLines {
             for attribute in entity.attributes where !attribute.declaration.isTransient {
                 named.append((attribute.name, .attribute(attribute.name, attribute.declaration.type)))
             }
-            for relationship in entity.relationships where !relationship.declaration.isTransient && includes(relationship) {
-                named.append((relationship.name, .relationship(relationship.name, toMany: relationship.declaration.isToMany)))
+            for relationship in entity.relationships
+            where !relationship.declaration.isTransient && includes(relationship) {
+                named.append(
+                    (relationship.name, .relationship(relationship.name, toMany: relationship.declaration.isToMany)))
             }
             named.sort { $0.0.utf16.lexicographicallyPrecedes($1.0.utf16) }
             fields = named.map { name, field in

@@ -73,13 +73,23 @@ package enum ObjectJSONLines {
         for object: StoredObject, entity: CompiledEntity,
         includes: (CompiledRelationship) -> Bool = { _ in true }
     ) -> String {
-        var pairs: [(String, JSONValue)] = [("_pk", .number(String(object.primaryKey))), ("_entity", .string(object.entity))]
+        var pairs: [(String, JSONValue)] = [
+            ("_pk", .number(String(object.primaryKey))), ("_entity", .string(object.entity)),
+        ]
         if !object.positions.isEmpty {
-            pairs.append(("_position", .object(object.positions.sorted { $0.key < $1.key }.map { ($0.key, .number(String($0.value))) })))
+            pairs.append(
+                (
+                    "_position",
+                    .object(object.positions.sorted { $0.key < $1.key }.map { ($0.key, .number(String($0.value))) })
+                ))
         }
         var fields: [(String, JSONValue)] = []
         for attribute in entity.attributes where !attribute.declaration.isTransient {
-            fields.append((attribute.name, object.values[attribute.name].map { json($0, type: attribute.declaration.type) } ?? .null))
+            fields.append(
+                (
+                    attribute.name,
+                    object.values[attribute.name].map { json($0, type: attribute.declaration.type) } ?? .null
+                ))
         }
         for relationship in entity.relationships where !relationship.declaration.isTransient && includes(relationship) {
             let keys = object.relationships[relationship.name] ?? []
@@ -125,7 +135,8 @@ package enum ObjectJSONLines {
     /// would load as something else (a BLOB's base64 text as a string) is refused.
     package static func problem(writing value: AttributeValue, type: AttributeType) -> String? {
         switch (type, value) {
-        case (.integer16, .integer), (.integer32, .integer), (.integer64, .integer), (.double, .double), (.float, .double),
+        case (.integer16, .integer), (.integer32, .integer), (.integer64, .integer), (.double, .double),
+            (.float, .double),
             (.decimal, .decimal), (.string, .string), (.boolean, .boolean), (.date, .date), (.binary, .binary),
             (.transformable, .binary), (.uuid, .uuid), (.uri, .uri):
             return nil
@@ -138,7 +149,11 @@ package enum ObjectJSONLines {
                 default: value.displayText
                 }
             }
-            return "the store holds \(shown(value)), which JSON Lines cannot carry for \(ValueCoding.valueNoun(type)) (load would read it as \(shown(back)))"
+            return
+                """
+                the store holds \(shown(value)), which JSON Lines cannot carry for \(ValueCoding.valueNoun(type)) \
+                (load would read it as \(shown(back)))
+                """
         }
     }
 
@@ -147,7 +162,9 @@ package enum ObjectJSONLines {
     /// and every refused line is reported (``LoadError``). Returns the number of
     /// objects inserted.
     @discardableResult
-    package static func load(_ access: ObjectAccess, entity entityName: String, text: String, file: String) throws -> Int {
+    package static func load(_ access: ObjectAccess, entity entityName: String, text: String, file: String) throws
+        -> Int
+    {
         try load(access, entity: entityName, bytes: Array(text.utf8), file: file)
     }
 
@@ -157,8 +174,38 @@ package enum ObjectJSONLines {
     /// no newline. A line that is not UTF-8 is refused with the offset of its first
     /// bad byte, never read with U+FFFD in its place.
     @discardableResult
-    package static func load(_ access: ObjectAccess, entity entityName: String, bytes: [UInt8], file: String) throws -> Int {
+    package static func load(_ access: ObjectAccess, entity entityName: String, bytes: [UInt8], file: String) throws
+        -> Int
+    {
         try load(access, entity: entityName, reader: JSONLinesReader(bytes: bytes), file: file)
+    }
+
+    /// A load into an entity the version does not have: the error names the first line
+    /// that holds a record, since the entity applies to every record. Throws what reading
+    /// the file throws.
+    private static func unknownEntity(
+        _ entityName: String, in version: CompiledVersion, reader: JSONLinesReader, file: String
+    ) throws -> LoadError {
+        // The entity applies to every record; the first one is where it fails.
+        var line = 0
+        do {
+            try reader.forEachLine { number, bytes in
+                if line == 0 { line = number }
+                if !isBlank(bytes) {
+                    line = number
+                    throw LineRefusal(nil, "")
+                }
+            }
+        } catch is LineRefusal {}
+        return LoadError(
+            problems: [
+                LoadError.Problem(
+                    file: file, line: max(line, 1), field: nil,
+                    message: """
+                        unknown entity '\(entityName)' (model \(version.model) version \(version.version) has \
+                        \(version.entities.map(\.name).joined(separator: ", ")))
+                        """)
+            ], count: 1)
     }
 
     /// Loads JSON Lines as they are read, a chunk at a time (memory does not grow
@@ -176,32 +223,14 @@ package enum ObjectJSONLines {
     ) throws -> Int {
         let entity = entityName.flatMap { access.version.entity(named: $0) }
         if let entityName, entity == nil {
-            // The entity applies to every record; the first one is where it fails.
-            var line = 0
-            do {
-                try reader.forEachLine { number, bytes in
-                    if line == 0 { line = number }
-                    if !isBlank(bytes) {
-                        line = number
-                        throw LineRefusal(nil, "")
-                    }
-                }
-            } catch is LineRefusal {}
-            throw LoadError(
-                problems: [
-                    LoadError.Problem(
-                        file: file, line: max(line, 1), field: nil,
-                        message: """
-                            unknown entity '\(entityName)' (model \(access.version.model) version \(access.version.version) \
-                            has \(access.version.entities.map(\.name).joined(separator: ", ")))
-                            """)
-                ], count: 1)
+            throw try unknownEntity(entityName, in: access.version, reader: reader, file: file)
         }
         do {
             // One exclusive transaction, proven unchanged after any failure.
             return try StoreFingerprint.guardedTransaction(access.store) {
                 (
-                    try access.insertAll(describingSources: { "line \($0)" }, keeping: LoadError.reportedLimit) { batch in
+                    try access.insertAll(describingSources: { "line \($0)" }, keeping: LoadError.reportedLimit) {
+                        batch in
                         // Lines in any order: a reference to an object of a later line (or
                         // to the object itself) is set when the file has been read.
                         batch.resolvesReferencesAtEnd = true
@@ -216,7 +245,8 @@ package enum ObjectJSONLines {
                             if invalid == nil, let name = fast.read(line) {
                                 let record = fast.record
                                 try batch.insert(
-                                    name, attributeValues: record.values, relationships: record.relationships, positions: record.positions,
+                                    name, attributeValues: record.values, relationships: record.relationships,
+                                    positions: record.positions,
                                     primaryKey: record.primaryKey, source: number)
                                 return
                             }
@@ -225,7 +255,13 @@ package enum ObjectJSONLines {
                             var record: JSONValue?
                             do throws(LineRefusal) {
                                 if let bad = invalid {
-                                    throw LineRefusal(nil, "not UTF-8 text: byte \(bad + 1) (0x\(hex(line[bad]))) cannot start or continue a UTF-8 character")
+                                    throw LineRefusal(
+                                        nil,
+                                        """
+                                        not UTF-8 text: byte \(bad + 1) (0x\(hex(line[bad]))) cannot start or continue \
+                                        a UTF-8 character
+                                        """
+                                    )
                                 }
                                 do throws(JSONParseError) {
                                     record = try JSONValue.parse(buffer: line)
@@ -234,7 +270,9 @@ package enum ObjectJSONLines {
                                 }
                                 object = try self.object(record ?? .null, entity: entity, version: access.version)
                             } catch {
-                                return refuse(error, line: number, record: record, entity: entity, version: access.version, batch: batch)
+                                return refuse(
+                                    error, line: number, record: record, entity: entity, version: access.version,
+                                    batch: batch)
                             }
                             try batch.insert(
                                 object.entity, values: object.values, relationships: object.relationships,
@@ -246,7 +284,9 @@ package enum ObjectJSONLines {
             }
         } catch let refused as ObjectRefusals {
             throw LoadError(
-                problems: refused.refusals.map { LoadError.Problem(file: file, line: $0.source, field: $0.field, message: $0.message) },
+                problems: refused.refusals.map {
+                    LoadError.Problem(file: file, line: $0.source, field: $0.field, message: $0.message)
+                },
                 count: refused.count)
         }
     }
@@ -254,20 +294,28 @@ package enum ObjectJSONLines {
     /// Files a line's refusal, and notes the object it names as refused (the lines
     /// naming it are then not reported for naming an object that does not exist).
     private static func refuse(
-        _ refusal: LineRefusal, line: Int, record: JSONValue?, entity: CompiledEntity?, version: CompiledVersion, batch: ObjectBatch
+        _ refusal: LineRefusal, line: Int, record: JSONValue?, entity: CompiledEntity?, version: CompiledVersion,
+        batch: ObjectBatch
     ) {
         batch.refuse(source: line, field: refusal.field, message: refusal.message)
-        if let (root, key) = identity(of: record, entity: entity, version: version) { batch.noteRefusedObject(root: root, key: key) }
+        if let (root, key) = identity(of: record, entity: entity, version: version) {
+            batch.noteRefusedObject(root: root, key: key)
+        }
     }
 
     /// The object a refused line names, when it names one: its root entity and its
     /// `_pk` (the loaded entity when the line has no valid `_entity`).
-    static func identity(of record: JSONValue?, entity: CompiledEntity?, version: CompiledVersion) -> (root: String, key: Int64)? {
-        guard case .object(let fields)? = record, let pk = fields.first(where: { $0.0 == "_pk" })?.1, case .number(let text) = pk,
+    static func identity(of record: JSONValue?, entity: CompiledEntity?, version: CompiledVersion) -> (
+        root: String, key: Int64
+    )? {
+        guard case .object(let fields)? = record, let pk = fields.first(where: { $0.0 == "_pk" })?.1,
+            case .number(let text) = pk,
             let key = Int64(text)
         else { return nil }
         var named = entity
-        if let value = fields.first(where: { $0.0 == "_entity" })?.1, case .string(let name) = value, let found = version.entity(named: name) {
+        if let value = fields.first(where: { $0.0 == "_entity" })?.1, case .string(let name) = value,
+            let found = version.entity(named: name)
+        {
             named = found
         }
         return named.map { ($0.root, key) }
@@ -279,7 +327,8 @@ package enum ObjectJSONLines {
     package static func generalRecord(
         _ line: UnsafeBufferPointer<UInt8>, entity: CompiledEntity?, version: CompiledVersion
     ) -> (entity: String, record: FastRecordReader.Record)? {
-        guard let json = try? JSONValue.parse(buffer: line), let object = try? self.object(json, entity: entity, version: version),
+        guard let json = try? JSONValue.parse(buffer: line),
+            let object = try? self.object(json, entity: entity, version: version),
             let objectEntity = version.entity(named: object.entity)
         else { return nil }
         let stored = objectEntity.attributes.filter { !$0.declaration.isTransient }
@@ -302,7 +351,9 @@ package enum ObjectJSONLines {
         let count = line.count
         if let base = line.baseAddress {
             let raw = UnsafeRawPointer(base)
-            while i + 8 <= count, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8 }
+            while i + 8 <= count, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                i += 8
+            }
         }
         while i < count, line[i] < 0x80 { i += 1 }
         if i == count { return nil }
@@ -331,7 +382,8 @@ package enum ObjectJSONLines {
 
     /// The object a record describes, read as the model's types; what the model
     /// allows is the store's to check.
-    private static func object(_ record: JSONValue, entity given: CompiledEntity?, version: CompiledVersion) throws(LineRefusal)
+    private static func object(_ record: JSONValue, entity given: CompiledEntity?, version: CompiledVersion)
+        throws(LineRefusal)
         -> ParsedObject
     {
         guard case .object(let pairs) = record else {
@@ -340,7 +392,12 @@ package enum ObjectJSONLines {
         // A whole store's lines (no entity given) name theirs.
         guard let base = given ?? entityNamed(in: pairs, version: version) else {
             throw LineRefusal(
-                "_entity", "a line of a whole store names its entity (\"_entity\": one of \(version.entities.map(\.name).joined(separator: ", ")))")
+                "_entity",
+                """
+                a line of a whole store names its entity (\"_entity\": one of \
+                \(version.entities.map(\.name).joined(separator: ", ")))
+                """
+            )
         }
         var entity = base
         var primaryKey: Int64?
@@ -388,7 +445,8 @@ package enum ObjectJSONLines {
                 relationships[key] = try keys(value, of: relationship, field: field)
             } else {
                 let names = entity.attributes.map(\.name) + entity.relationships.map(\.name)
-                throw LineRefusal(field, "no such attribute or relationship (\(entity.name) has \(names.joined(separator: ", ")))")
+                throw LineRefusal(
+                    field, "no such attribute or relationship (\(entity.name) has \(names.joined(separator: ", ")))")
             }
         }
         for name in positions.keys where relationships[name]?.isEmpty != false {
@@ -399,7 +457,9 @@ package enum ObjectJSONLines {
 
     /// The primary keys a relationship's JSON value names: `null`, a key, or (to-many)
     /// an array of keys.
-    private static func keys(_ value: JSONValue, of relationship: CompiledRelationship, field: String) throws(LineRefusal) -> [Int64] {
+    private static func keys(_ value: JSONValue, of relationship: CompiledRelationship, field: String)
+        throws(LineRefusal) -> [Int64]
+    {
         switch value {
         case .null: return []
         case .number(let text):
@@ -425,11 +485,13 @@ package enum ObjectJSONLines {
 
     /// `_position`: to-one relationship → the order value that places the object in
     /// its owner's ordered list (what `dump` writes for members of ordered lists).
-    private static func positions(_ value: JSONValue, entity: CompiledEntity, version: CompiledVersion) throws(LineRefusal)
+    private static func positions(_ value: JSONValue, entity: CompiledEntity, version: CompiledVersion)
+        throws(LineRefusal)
         -> [String: Int64]
     {
         guard case .object(let pairs) = value else {
-            throw LineRefusal("_position", "expected an object of to-one relationships and positions, found \(value.kind)")
+            throw LineRefusal(
+                "_position", "expected an object of to-one relationships and positions, found \(value.kind)")
         }
         var positions: [String: Int64] = [:]
         for (name, position) in pairs {
@@ -437,7 +499,8 @@ package enum ObjectJSONLines {
                 let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
                 version.entity(named: owner)?.relationship(named: inverse)?.declaration.keepsOrder == true
             else {
-                throw LineRefusal("_position", "'\(name)' is not a to-one of \(entity.name) whose inverse is an ordered to-many")
+                throw LineRefusal(
+                    "_position", "'\(name)' is not a to-one of \(entity.name) whose inverse is an ordered to-many")
             }
             guard case .number(let text) = position, let number = Int64(text), number > 0 else {
                 throw LineRefusal("_position.\(name)", "expected a positive integer, found \(position.text)")
@@ -449,7 +512,9 @@ package enum ObjectJSONLines {
 
     /// The entity a record's `_entity` names, when it names one.
     private static func entityNamed(in pairs: [(String, JSONValue)], version: CompiledVersion) -> CompiledEntity? {
-        guard let value = pairs.first(where: { $0.0 == "_entity" })?.1, case .string(let name) = value else { return nil }
+        guard let value = pairs.first(where: { $0.0 == "_entity" })?.1, case .string(let name) = value else {
+            return nil
+        }
         return version.entity(named: name)
     }
 
@@ -467,14 +532,17 @@ package enum ObjectJSONLines {
         switch value {
         case .null: return nil
         case .bool(let b):
-            guard type == .boolean else { throw ValueParseFailure(message: "expected \(ValueCoding.valueNoun(type)), found a boolean") }
+            guard type == .boolean else {
+                throw ValueParseFailure(message: "expected \(ValueCoding.valueNoun(type)), found a boolean")
+            }
             return .boolean(b)
         case .number(let text):
             switch type {
             case .date:
                 guard let seconds = Double(text) else { throw ValueParseFailure(message: "'\(text)' is not a number") }
                 guard seconds.isFinite else {
-                    throw ValueParseFailure(message: "\(text) is beyond any date (seconds since 2001-01-01 must be a finite double)")
+                    throw ValueParseFailure(
+                        message: "\(text) is beyond any date (seconds since 2001-01-01 must be a finite double)")
                 }
                 return .date(seconds)
             case .boolean:
@@ -484,13 +552,21 @@ package enum ObjectJSONLines {
             case .integer16, .integer32, .integer64:
                 // A fraction or exponent is refused, never truncated or rounded; the
                 // reason says which (JSON numbers are exact text here).
-                if text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let number = Double(text), let range = type.integerRange {
+                if text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let number = Double(text),
+                    let range = type.integerRange
+                {
                     throw ValueParseFailure(
                         message: number.rounded() != number
                             ? "\(text) is not a whole number, which \(type.rawValue) holds"
                             : number < Double(range.lowerBound) || number >= -Double(range.lowerBound)
-                                ? "\(text) is out of range for \(type.rawValue) (\(range.lowerBound)...\(range.upperBound))"
-                                : "\(text) is not written as an integer (\(type.rawValue) takes digits only, like \(String(format: "%.0f", number)))")
+                                ? """
+                                \(text) is out of range for \(type.rawValue) (\(range.lowerBound)...\(range.upperBound))
+                                """
+                                : """
+                                \(text) is not written as an integer (\(type.rawValue) takes digits only, like \
+                                \(String(format: "%.0f", number)))
+                                """
+                    )
                 }
                 return try DefaultValueParser.parse(text, as: type).get()
             case .decimal, .double, .float:
@@ -506,7 +582,8 @@ package enum ObjectJSONLines {
             case .double where text == "inf" || text == "-inf", .float where text == "inf" || text == "-inf":
                 return .double(text == "inf" ? .infinity : -.infinity)
             case .integer16, .integer32, .integer64, .double, .float, .boolean:
-                throw ValueParseFailure(message: "expected \(ValueCoding.valueNoun(type)), found the string \"\(text)\"")
+                throw ValueParseFailure(
+                    message: "expected \(ValueCoding.valueNoun(type)), found the string \"\(text)\"")
             default: return try DefaultValueParser.parse(text, as: type).get()
             }
         case .array, .object:

@@ -47,7 +47,10 @@ public struct StoreOpener {
     public var timeout: Double = 30
 
     /// Creates an opener for `model`.
-    public init(model: CompiledModel, migrationsFolder: String? = nil, policyRunner: (any PolicyRunning)? = nil, policyNames: Set<String>? = nil) {
+    public init(
+        model: CompiledModel, migrationsFolder: String? = nil, policyRunner: (any PolicyRunning)? = nil,
+        policyNames: Set<String>? = nil
+    ) {
         self.model = model
         self.migrationsFolder = migrationsFolder
         self.policyRunner = policyRunner
@@ -65,7 +68,8 @@ public struct StoreOpener {
             do {
                 let reader = try Store.open(path: path, access: .readOnly, busyTimeout: timeout)
                 defer { try? reader.close() }
-                var planner = MigrationPlanner(models: [model], migrationsFolder: migrationsFolder ?? "/nonexistent", knownPolicies: policyNames)
+                var planner = MigrationPlanner(
+                    models: [model], migrationsFolder: migrationsFolder ?? "/nonexistent", knownPolicies: policyNames)
                 if let engine = policyRunner as? PolicyEngine { planner.policyInputs = engine.catalog.declaredInputs }
                 if let engine = policyRunner as? PolicyEngine {
                     planner.policyUnwritten = engine.catalog.unwritten
@@ -82,10 +86,13 @@ public struct StoreOpener {
                             version \(plan.targetVersion) needs a migration (automatic migration is off)
                             """)
                 }
-                if !shouldInferMappingModelAutomatically, let hop = plan.hops.first(where: { $0.mapping.mappingFile == nil }) {
+                if !shouldInferMappingModelAutomatically,
+                    let hop = plan.hops.first(where: { $0.mapping.mappingFile == nil })
+                {
                     throw StoreOpenError(
                         kind: .noPath,
-                        message: "\(path): hop \(hop.from) → \(hop.to) has no mapping file and inferring mappings is off")
+                        message:
+                            "\(path): hop \(hop.from) → \(hop.to) has no mapping file and inferring mappings is off")
                 }
                 try Migrator(policyRunner: policyRunner).apply(plan, options: Migrator.Options(timeout: timeout))
             }
@@ -96,7 +103,8 @@ public struct StoreOpener {
             let planning = PlanningError(classifying: error)
             // An unknown version's message names the store; other planning refusals are prefixed with it.
             let named = planning.kind == .unknownVersion || (planning.kind == .failed && planning.underlying != nil)
-            throw StoreOpenError(kind: Outcome(planning).kind, message: named ? planning.message : "\(path): \(planning)")
+            throw StoreOpenError(
+                kind: Outcome(planning).kind, message: named ? planning.message : "\(path): \(planning)")
         }
     }
 }

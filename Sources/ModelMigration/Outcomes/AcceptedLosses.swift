@@ -71,7 +71,8 @@ package struct AcceptedLosses: Sendable, Hashable {
     ///   `A-to-B: [names]`.
     package static func load(accept: [String], migrationsFolder: String, model: String) throws -> AcceptedLosses {
         var losses = AcceptedLosses(accept)
-        let path = ((migrationsFolder as NSString).appendingPathComponent(model) as NSString).appendingPathComponent(fileName)
+        let path = ((migrationsFolder as NSString).appendingPathComponent(model) as NSString).appendingPathComponent(
+            fileName)
         guard FileManager.default.fileExists(atPath: path) else { return losses }
         losses.file = path
         let root: YAMLNode
@@ -79,12 +80,18 @@ package struct AcceptedLosses: Sendable, Hashable {
             root = try YAMLLoader.load(contentsOf: path)
         } catch {
             // The YAML error's own place (a duplicate key, a tab), as for mapping files.
-            throw DiagnosticsError([Diagnostic(.error, error.message, at: error.location ?? SourceLocation(file: path, line: 1, column: 1))])
+            throw DiagnosticsError([
+                Diagnostic(.error, error.message, at: error.location ?? SourceLocation(file: path, line: 1, column: 1))
+            ])
         }
         var problems: [Diagnostic] = []
         if root.isNull { return losses }
         guard let pairs = root.mappingPairs else {
-            throw DiagnosticsError([Diagnostic(.error, "accepted losses: expected a mapping of hops (`2-to-3: [Entity.property]`)", at: root.location)])
+            throw DiagnosticsError([
+                Diagnostic(
+                    .error, "accepted losses: expected a mapping of hops (`2-to-3: [Entity.property]`)",
+                    at: root.location)
+            ])
         }
         for pair in pairs {
             let key = pair.key.scalarText ?? ""
@@ -92,7 +99,9 @@ package struct AcceptedLosses: Sendable, Hashable {
             let parts = key.components(separatedBy: "-to-").compactMap { Int($0) }
             let canonical = parts.count == 2 && key == "\(parts[0])-to-\(parts[1])"
             guard canonical, parts[0] < parts[1] else {
-                problems.append(Diagnostic(.error, "accepted losses: '\(key)' is not a hop (`A-to-B`, A below B)", at: pair.key.location))
+                problems.append(
+                    Diagnostic(
+                        .error, "accepted losses: '\(key)' is not a hop (`A-to-B`, A below B)", at: pair.key.location))
                 continue
             }
             let items = pair.value.sequenceItems ?? (pair.value.scalarText.map { _ in [pair.value] } ?? [])
@@ -100,14 +109,22 @@ package struct AcceptedLosses: Sendable, Hashable {
             var locations: [String: SourceLocation] = [:]
             for item in items {
                 guard let name = item.scalarText, Self.isName(name) else {
-                    problems.append(Diagnostic(.error, "accepted losses: expected `Entity` or `Entity.property` under \(key)", at: item.location))
+                    problems.append(
+                        Diagnostic(
+                            .error, "accepted losses: expected `Entity` or `Entity.property` under \(key)",
+                            at: item.location))
                     continue
                 }
                 names.insert(name)
                 locations[name] = item.location
             }
-            if items.isEmpty { problems.append(Diagnostic(.error, "accepted losses: expected a list of names under \(key)", at: pair.value.location)) }
-            losses.perHop.append(Hop(from: parts[0], to: parts[1], names: names, locations: locations, location: pair.key.location))
+            if items.isEmpty {
+                problems.append(
+                    Diagnostic(
+                        .error, "accepted losses: expected a list of names under \(key)", at: pair.value.location))
+            }
+            losses.perHop.append(
+                Hop(from: parts[0], to: parts[1], names: names, locations: locations, location: pair.key.location))
         }
         if !problems.isEmpty { throw DiagnosticsError(problems) }
         return losses

@@ -12,7 +12,9 @@ extension MigrationPlan {
     }
 
     /// The destructive warnings no reviewed acceptance lets through.
-    package var unacceptedDestructiveWarnings: [MigrationWarning] { destructiveWarnings.filter { $0.isAccepted != true } }
+    package var unacceptedDestructiveWarnings: [MigrationWarning] {
+        destructiveWarnings.filter { $0.isAccepted != true }
+    }
 
     /// What `--fail-on-destructive` (of `plan`, `apply`, `fleet plan` and `fleet
     /// apply`) says of this plan: a `destructive` outcome listing every warning that
@@ -27,6 +29,8 @@ extension MigrationPlan {
             \(storePath): the plan from version \(sourceVersion) to \(targetVersion) has \
             \(destructive.count) destructive step\(destructive.count == 1 ? "" : "s") (--fail-on-destructive)\
             \(accepted > 0 ? " beside \(accepted) accepted" : ""); nothing was changed:
-            """ + destructive.map { "\n  " + $0.message + ($0.subject.map { " (accept with --accept \($0))" } ?? "") }.joined())
+            """
+                + destructive.map { "\n  " + $0.message + ($0.subject.map { " (accept with --accept \($0))" } ?? "") }
+                .joined())
     }
 }

@@ -33,7 +33,9 @@ extension Outcome {
             let errors = error.diagnostics.filter { $0.severity == .error }
             let message =
                 errors.count == 1
-                ? errors[0].description : "\(errors.count) errors in the models or mapping files: " + errors.map(\.description).joined(separator: "; ")
+                ? errors[0].description
+                : "\(errors.count) errors in the models or mapping files: "
+                    + errors.map(\.description).joined(separator: "; ")
             self.init(.failed, message, diagnostics: error.diagnostics)
         case let error as MigrationError where error.kind == .interrupted && signal != nil:
             self.init(.interrupted(signal: signal ?? 0), error.message)

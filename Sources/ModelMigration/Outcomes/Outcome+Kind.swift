@@ -56,7 +56,8 @@ extension Outcome {
             case .destructive: (6, "destructive", "the plan loses data (--fail-on-destructive); nothing was changed")
             case .failed: (1, "failed", "failed; the store is unchanged")
             case .usage: (64, "usage", "usage error")
-            case .interrupted(let signal): (128 + signal, "interrupted", "stopped by signal \(signal); rolled back, the store is unchanged")
+            case .interrupted(let signal):
+                (128 + signal, "interrupted", "stopped by signal \(signal); rolled back, the store is unchanged")
             case .duplicate: (0, "duplicate", "the same store file as a path listed before it; handled once")
             case .restored: (0, "restored", "put back from its backup; the replaced store is kept")
             case .notAStore: (0, "not-a-store", "a backup copy or a store restore replaced: never migrated")

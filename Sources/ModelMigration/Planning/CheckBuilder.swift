@@ -34,7 +34,8 @@ struct CheckBuilder {
         for column in table.columns {
             switch column.role {
             case .attribute(let owner, let property):
-                guard let entity = version.entity(named: owner), let a = entity.attribute(named: property)?.declaration, !a.isOptional,
+                guard let entity = version.entity(named: owner), let a = entity.attribute(named: property)?.declaration,
+                    !a.isOptional,
                     !skippingRequired(owner, property)
                 else { continue }
                 scans.append((checks.count, column.name, missing(owner: owner, column: column)))
@@ -58,7 +59,8 @@ struct CheckBuilder {
             case .toOneEntity:
                 if let check = entityTypeCheck(table, column), !checks.contains(check) { checks.append(check) }
             case .toManyKey(let owner, let name):
-                guard let ownerEntity = version.entity(named: owner), ownerEntity.relationship(named: name) != nil else { continue }
+                guard let ownerEntity = version.entity(named: owner), ownerEntity.relationship(named: name) != nil
+                else { continue }
                 let order = table.column(for: .order(entity: owner, relationship: name))
                 if let check = reference(
                     from: table, column, to: ownerEntity, clearing: [column, order].compactMap { $0 },
@@ -92,10 +94,15 @@ struct CheckBuilder {
         _ checks: [MigrationCheck], scans: [(check: Int, column: String, condition: String)],
         in table: Table
     ) -> [MigrationCheck] {
-        let indexed = Set(layout.indexes.filter { $0.table == table.name && $0.condition == nil }.compactMap { $0.columns.first?.name })
+        let indexed = Set(
+            layout.indexes.filter { $0.table == table.name && $0.condition == nil }.compactMap {
+                $0.columns.first?.name
+            })
         let scanning = scans.filter { !indexed.contains($0.column) }
         guard scanning.count > 1 else { return checks }
-        let probe = "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE " + scanning.map { "(\($0.condition))" }.joined(separator: " OR ")
+        let probe =
+            "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE "
+            + scanning.map { "(\($0.condition))" }.joined(separator: " OR ")
         var shared = checks
         for scan in scanning { shared[scan.check].probeSQL = probe }
         return shared
@@ -124,17 +131,23 @@ struct CheckBuilder {
         guard let targetTable = layout.table(forEntity: target.root) else { return nil }
         let c = SQLText.q(column.name)
         let targets = SQLText.list(numbers(version.subtree(of: target.name)))
-        var dangling = "NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(c) AND d.Z_ENT IN (\(targets)))"
+        var dangling =
+            """
+            NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(c) AND d.Z_ENT IN \
+            (\(targets)))
+            """
         let q = SQLText.q(table.name)
         let repair: MigrationCheck.Repair
         if let clearing {
             dangling = "a.\(c) IS NOT NULL AND " + dangling
             let cleared = clearing.map { "\(SQLText.q($0.name)) = NULL" }.joined(separator: ", ")
-            repair = .init(table: table.name, sql: "UPDATE \(q) AS a SET \(cleared) WHERE \(dangling)", deletesRows: false)
+            repair = .init(
+                table: table.name, sql: "UPDATE \(q) AS a SET \(cleared) WHERE \(dangling)", deletesRows: false)
         } else {
             repair = .init(table: table.name, sql: "DELETE FROM \(q) AS a WHERE \(dangling)", deletesRows: true)
         }
-        var check = MigrationCheck(summary: summary, sql: "SELECT count(*) FROM \(q) AS a WHERE \(dangling)", reference: key, repair: repair)
+        var check = MigrationCheck(
+            summary: summary, sql: "SELECT count(*) FROM \(q) AS a WHERE \(dangling)", reference: key, repair: repair)
         // Each distinct key once (from the column's index when it has one): a
         // million rows pointing at a hundred thousand objects look up a hundred thousand.
         check.probeSQL =
@@ -158,16 +171,23 @@ struct CheckBuilder {
         var checks: [MigrationCheck] = []
         for other in layout.tables {
             for column in other.columns {
-                guard case .toOne(let owner, let name) = column.role, let r = version.entity(named: owner)?.relationship(named: name)?.declaration,
-                    let target = version.entity(named: r.destination), layout.table(forEntity: target.root)?.name == table
+                guard case .toOne(let owner, let name) = column.role,
+                    let r = version.entity(named: owner)?.relationship(named: name)?.declaration,
+                    let target = version.entity(named: r.destination),
+                    layout.table(forEntity: target.root)?.name == table
                 else { continue }
                 let targets = numbers(version.subtree(of: target.name))
                 let c = SQLText.q(column.name)
                 checks.append(
                     MigrationCheck(
                         summary: "\(owner).\(name) still points to existing \(target.name) objects",
-                        sql: "SELECT count(*) FROM \(SQLText.q(other.name)) AS a WHERE a.\(c) IS NOT NULL AND NOT EXISTS "
-                            + "(SELECT 1 FROM \(SQLText.q(table)) AS d WHERE d.Z_PK = a.\(c) AND d.Z_ENT IN (\(SQLText.list(targets))))",
+                        sql:
+                            "SELECT count(*) FROM \(SQLText.q(other.name)) AS a WHERE a.\(c) IS NOT NULL AND NOT "
+                            + "EXISTS "
+                                + """
+                                (SELECT 1 FROM \(SQLText.q(table)) AS d WHERE d.Z_PK = a.\(c) AND d.Z_ENT IN \
+                                (\(SQLText.list(targets))))
+                                """,
                         reference: ReferenceKey(entity: owner, relationship: name, towardOwner: false)))
             }
             for column in other.columns {
@@ -180,7 +200,10 @@ struct CheckBuilder {
                     MigrationCheck(
                         summary: "\(other.name).\(column.name) still points to existing \(target.name) objects",
                         sql: "SELECT count(*) FROM \(SQLText.q(other.name)) AS a WHERE NOT EXISTS "
-                            + "(SELECT 1 FROM \(SQLText.q(table)) AS d WHERE d.Z_PK = a.\(c) AND d.Z_ENT IN (\(SQLText.list(targets))))",
+                            + """
+                            (SELECT 1 FROM \(SQLText.q(table)) AS d WHERE d.Z_PK = a.\(c) AND d.Z_ENT IN \
+                            (\(SQLText.list(targets))))
+                            """,
                         reference: joinReference(other, column)))
             }
         }
@@ -193,7 +216,8 @@ struct CheckBuilder {
     /// empty, Docs/Objects.md).
     func memberCountChecks(into table: String) -> [MigrationCheck] {
         countChecks { relationship, target in
-            relationship.declaration.minCount.map { $0 > 0 } == true && layout.table(forEntity: target.root)?.name == table
+            relationship.declaration.minCount.map { $0 > 0 } == true
+                && layout.table(forEntity: target.root)?.name == table
         }
     }
 
@@ -206,7 +230,9 @@ struct CheckBuilder {
         countChecks { relationship, target in
             let r = relationship.declaration
             guard (r.minCount ?? 0) > 0 || (r.maxCount ?? 0) > 0 else { return false }
-            if !relationship.isManyToMany, let (other, _, _) = layout.reverseColumn(for: relationship, destinationRoot: target.root) {
+            if !relationship.isManyToMany,
+                let (other, _, _) = layout.reverseColumn(for: relationship, destinationRoot: target.root)
+            {
                 return other.name == table
             }
             return layout.joinTable(for: relationship)?.table.name == table
@@ -223,7 +249,9 @@ struct CheckBuilder {
                     let ownerTable = layout.table(forEntity: entity.root)
                 else { continue }
                 let count: String
-                if !relationship.isManyToMany, let (other, column, _) = layout.reverseColumn(for: relationship, destinationRoot: target.root) {
+                if !relationship.isManyToMany,
+                    let (other, column, _) = layout.reverseColumn(for: relationship, destinationRoot: target.root)
+                {
                     count = "(SELECT count(*) FROM \(SQLText.q(other.name)) AS d WHERE d.\(SQLText.q(column)) = t.Z_PK)"
                 } else if let (join, mine, _) = layout.joinTable(for: relationship) {
                     count = "(SELECT count(*) FROM \(SQLText.q(join.name)) AS j WHERE j.\(SQLText.q(mine)) = t.Z_PK)"
@@ -233,7 +261,11 @@ struct CheckBuilder {
                 let owners = "t.Z_ENT IN (\(SQLText.list(numbers(version.subtree(of: entity.name)))))"
                 var rules: [(filter: String, summary: String)] = []
                 if let minimum = r.minCount, minimum > 0 {
-                    rules.append(("\(count) < \(minimum)\(r.isOptional ? " AND \(count) > 0" : "")", "still holds at least \(minimum) objects"))
+                    rules.append(
+                        (
+                            "\(count) < \(minimum)\(r.isOptional ? " AND \(count) > 0" : "")",
+                            "still holds at least \(minimum) objects"
+                        ))
                 }
                 if let maximum = r.maxCount, maximum > 0 {
                     rules.append(("\(count) > \(maximum)", "holds at most \(maximum) object\(maximum == 1 ? "" : "s")"))
@@ -244,7 +276,9 @@ struct CheckBuilder {
                         MigrationCheck(
                             summary: "\(entity.name).\(r.name) \(rule.summary)",
                             sql: "SELECT count(*) FROM \(SQLText.q(ownerTable.name)) AS t WHERE \(filter)",
-                            rowsSQL: "SELECT 'Z_PK ' || t.Z_PK || ': ' || \(count) || ' objects' FROM \(SQLText.q(ownerTable.name)) AS t "
+                            rowsSQL:
+                                "SELECT 'Z_PK ' || t.Z_PK || ': ' || \(count) || ' objects' FROM "
+                                + "\(SQLText.q(ownerTable.name)) AS t "
                                 + "WHERE \(filter) ORDER BY t.Z_PK LIMIT 5"))
                 }
             }
@@ -254,7 +288,9 @@ struct CheckBuilder {
 
     /// For an entity-type column (`Z<n>_<NAME>`): its key column, the destination
     /// entity and the destination's table.
-    func entityColumnSource(_ table: Table, _ column: Column) -> (key: Column, target: String, targetTable: String, label: String)? {
+    func entityColumnSource(_ table: Table, _ column: Column) -> (
+        key: Column, target: String, targetTable: String, label: String
+    )? {
         guard case .toOneEntity(let owner, let name) = column.role,
             let relationship = version.entity(named: owner)?.relationship(named: name),
             let key = table.column(for: .toOne(entity: owner, relationship: name)),

@@ -18,7 +18,8 @@ extension MigrationPath {
         model: CompiledModel, source: CompiledVersion, target: Int, files: MappingFiles,
         preference: Preference = .automatic, knownPolicies: Set<String>? = nil, isEmpty: ((String) -> Bool)? = nil
     ) throws -> MigrationPath {
-        var chooser = PathChooser(model: model, source: source, target: target, files: files, knownPolicies: knownPolicies)
+        var chooser = PathChooser(
+            model: model, source: source, target: target, files: files, knownPolicies: knownPolicies)
         chooser.isEmpty = isEmpty
         var path = MigrationPath(preference: preference, pieces: [], notTaken: [], differences: [])
         do {
@@ -53,7 +54,8 @@ extension MigrationPath {
     /// a time would. It stays refused at plan only when the entity has kept its
     /// name through inferred hops from a store holding objects of it.
     package static func emptiness(
-        _ isEmpty: @escaping (String) -> Bool, at from: Int, model: CompiledModel, source: CompiledVersion, files: MappingFiles
+        _ isEmpty: @escaping (String) -> Bool, at from: Int, model: CompiledModel, source: CompiledVersion,
+        files: MappingFiles
     ) -> (String) -> Bool {
         guard from != source.version else { return isEmpty }
         let mapped = files.files.contains { $0.sourceVersion >= source.version && $0.destinationVersion <= from }
@@ -116,7 +118,8 @@ private struct PathChooser {
 
     /// One line naming a failure's changes: `Person.rank: new required attribute …`.
     static func changes(_ failure: InferenceFailure) -> String {
-        failure.refusals.map { "\($0.entity)\($0.property.map { "." + $0 } ?? ""): \($0.change)" }.joined(separator: "; ")
+        failure.refusals.map { "\($0.entity)\($0.property.map { "." + $0 } ?? ""): \($0.change)" }.joined(
+            separator: "; ")
     }
 
     mutating func automatic(_ path: inout MigrationPath) throws {
@@ -133,7 +136,12 @@ private struct PathChooser {
         var path = path
         let from = files.files(from: position)
         for passing in from where passing.destinationVersion > target {
-            path.notTaken.append("mapping file \(name(passing)): maps \(position) → \(passing.destinationVersion), past the target \(target)")
+            path.notTaken.append(
+                """
+                mapping file \(name(passing)): maps \(position) → \(passing.destinationVersion), past the target \
+                \(target)
+                """
+            )
         }
         let usable = from.filter { $0.destinationVersion <= target }
         guard !usable.isEmpty else { return try inferredRoute(from: position, path) }
@@ -151,11 +159,14 @@ private struct PathChooser {
             if file.destinationVersion - position > 1 {
                 attempt.notTaken.append(
                     """
-                    the hops \(position) → \(file.destinationVersion): a mapping file from the store's version comes first \
-                    (Core Data uses a mapping model from the store's model)
+                    the hops \(position) → \(file.destinationVersion): a mapping file from the store's version comes \
+                    first (Core Data uses a mapping model from the store's model)
                     """)
             }
-            attempt.pieces.append(.init(kind: .mappingFile, from: position, to: file.destinationVersion, mappingFile: file.path, reason: reason))
+            attempt.pieces.append(
+                .init(
+                    kind: .mappingFile, from: position, to: file.destinationVersion, mappingFile: file.path,
+                    reason: reason))
             do {
                 return try route(from: file.destinationVersion, attempt)
             } catch {
@@ -187,7 +198,8 @@ private struct PathChooser {
             (\(Self.changes(failure))) and no mapping file covers it
             """
         if target - position > 1, let direct = refusal(position, target) {
-            failure.notTaken = path.notTaken + ["direct inferred \(position) → \(target): refused too (\(Self.changes(direct)))"]
+            failure.notTaken =
+                path.notTaken + ["direct inferred \(position) → \(target): refused too (\(Self.changes(direct)))"]
             throw failure
         } else if target - position == 1 {
             failure.notTaken = path.notTaken
@@ -196,7 +208,12 @@ private struct PathChooser {
         path.pieces.append(
             .init(
                 kind: .directInferred, from: position, to: target, mappingFile: nil,
-                reason: "hop \(failure.sourceVersion) → \(failure.destinationVersion) is refused; inference accepts the direct mapping"))
+                reason:
+                    """
+                    hop \(failure.sourceVersion) → \(failure.destinationVersion) is refused; inference accepts the \
+                    direct mapping
+                    """
+            ))
         path.notTaken.append(chainRefused)
         for skipped in files.files where skipped.sourceVersion > position && skipped.destinationVersion <= target {
             path.notTaken.append("mapping file \(name(skipped)): inside the direct mapping \(position) → \(target)")
@@ -210,7 +227,10 @@ private struct PathChooser {
             if let file = files.file(from: hop, to: hop + 1) {
                 if let first = start { path.pieces.append(inferred(first, hop)) }
                 start = nil
-                path.pieces.append(.init(kind: .mappingFile, from: hop, to: hop + 1, mappingFile: file.path, reason: "the hop's mapping file (--path chain)"))
+                path.pieces.append(
+                    .init(
+                        kind: .mappingFile, from: hop, to: hop + 1, mappingFile: file.path,
+                        reason: "the hop's mapping file (--path chain)"))
                 continue
             }
             if var failure = refusal(hop, hop + 1) {
@@ -218,7 +238,8 @@ private struct PathChooser {
                     ["--path chain: no mapping file \(hop)-to-\(hop + 1).yaml covers the hop, and inference refuses it"]
                     + files.spans.filter { $0.sourceVersion <= hop && hop < $0.destinationVersion }
                     .map { "mapping file \(name($0)): a span, not used with --path chain" }
-                throw PlanningError(.noPath, "--path chain: hop \(hop) → \(hop + 1) cannot be migrated on its own:\n\(failure)")
+                throw PlanningError(
+                    .noPath, "--path chain: hop \(hop) → \(hop + 1) cannot be migrated on its own:\n\(failure)")
             }
             if start == nil { start = hop }
         }
@@ -226,11 +247,15 @@ private struct PathChooser {
         for span in files.spans where span.sourceVersion >= source.version && span.destinationVersion <= target {
             path.notTaken.append("mapping file \(name(span)): a span (--path chain)")
         }
-        if target - source.version > 1 { path.notTaken.append("direct inferred \(source.version) → \(target): --path chain") }
+        if target - source.version > 1 {
+            path.notTaken.append("direct inferred \(source.version) → \(target): --path chain")
+        }
     }
 
     func inferred(_ from: Int, _ to: Int) -> MigrationPath.Piece {
-        .init(kind: .inferredChain, from: from, to: to, mappingFile: nil, reason: "--path chain: inference accepts \(to - from == 1 ? "the hop" : "every hop")")
+        .init(
+            kind: .inferredChain, from: from, to: to, mappingFile: nil,
+            reason: "--path chain: inference accepts \(to - from == 1 ? "the hop" : "every hop")")
     }
 
     mutating func direct(_ path: inout MigrationPath) throws {
@@ -242,7 +267,8 @@ private struct PathChooser {
                     reason: "--path direct: the mapping file from the store's version to the target"))
         } else if target > from {
             if let failure = refusal(from, target) {
-                throw PlanningError(.noPath, "--path direct: the direct mapping \(from) → \(target) cannot be inferred:\n\(failure)")
+                throw PlanningError(
+                    .noPath, "--path direct: the direct mapping \(from) → \(target) cannot be inferred:\n\(failure)")
             }
             path.pieces.append(
                 .init(

@@ -79,10 +79,14 @@ public struct PolicyFunctionCall: Sendable, Hashable, Encodable {
     /// The SQL function's name in the step's SQL, quoted where it is called:
     /// `SplitFullName.firstNameFrom: → Person.firstName` (the destination is part of
     /// the name: the result is held to that attribute's rules).
-    public var sqlName: String { Self.sqlName(policy: policy, selector: selector, destination: "\(entity).\(attribute)") }
+    public var sqlName: String {
+        Self.sqlName(policy: policy, selector: selector, destination: "\(entity).\(attribute)")
+    }
 
     /// The SQL function name of a policy's selector whose result goes to `destination`.
-    public static func sqlName(policy: String, selector: String, destination: String) -> String { "\(policy).\(selector) → \(destination)" }
+    public static func sqlName(policy: String, selector: String, destination: String) -> String {
+        "\(policy).\(selector) → \(destination)"
+    }
 
     /// The SQL function's arguments: the row's key, then the selector's.
     public var sqlArity: Int { argumentTypes.count + 1 }
@@ -210,7 +214,9 @@ public struct MigrationWarning: Sendable, Hashable, Codable, CustomStringConvert
         self.count = count
     }
 
-    public var description: String { (isDestructive ? (isAccepted == true ? "destructive (accepted): " : "destructive: ") : "") + message }
+    public var description: String {
+        (isDestructive ? (isAccepted == true ? "destructive (accepted): " : "destructive: ") : "") + message
+    }
 }
 
 /// One segment of the chain: adjacent inferred hops fused into one mapping, or one
@@ -306,7 +312,9 @@ public struct MigrationPlan: Sendable, Hashable, Encodable {
         var missing: [(policy: String, mappingFile: String?)] = []
         for hop in hops {
             for mapping in hop.mapping.entityMappings where mapping.policy != nil {
-                guard let policy = mapping.policy, !known.contains(policy), !missing.contains(where: { $0.policy == policy }) else { continue }
+                guard let policy = mapping.policy, !known.contains(policy),
+                    !missing.contains(where: { $0.policy == policy })
+                else { continue }
                 missing.append((policy, hop.mapping.mappingFile))
             }
         }
@@ -325,6 +333,9 @@ public struct DanglingReferences: Sendable, Hashable, Codable, CustomStringConve
     public package(set) var rows: Int64
 
     public var description: String {
-        "\(reference): \(rows) row\(rows == 1 ? "" : "s") already point\(rows == 1 ? "s" : "") to objects the store does not have (carried as they are)"
+        """
+        \(reference): \(rows) row\(rows == 1 ? "" : "s") already point\(rows == 1 ? "s" : "") to objects the store \
+        does not have (carried as they are)
+        """
     }
 }

@@ -9,29 +9,39 @@ extension MigrationPlanner {
     /// to agree with its rows. A plan of O(1) steps and index builds moves no row,
     /// and stays O(1): no scan. References that already dangle are carried
     /// (counted when the plan moves rows), or removed first when asked.
-    func settleDanglingReferences(in plan: inout MigrationPlan, store: Store, source: CompiledVersion, counter: inout RowCounter) throws {
+    func settleDanglingReferences(
+        in plan: inout MigrationPlan, store: Store, source: CompiledVersion, counter: inout RowCounter
+    ) throws {
         var dangling: [(references: DanglingReferences, check: MigrationCheck)] = []
-        if options.removesDanglingReferences || plan.allSteps.contains(where: \.cost.movesRows), let first = plan.hops.first {
+        if options.removesDanglingReferences || plan.allSteps.contains(where: \.cost.movesRows),
+            let first = plan.hops.first
+        {
             dangling = try danglingReferences(
                 store: store, version: source, layout: first.sourceLayout, counter: &counter,
                 exact: options.removesDanglingReferences || options.exactCounts)
         }
         guard options.removesDanglingReferences, !dangling.isEmpty else {
             plan.danglingReferences = dangling.map(\.references)
-            plan.warnings += plan.danglingReferences.map { MigrationWarning(message: $0.description, isDestructive: false) }
+            plan.warnings += plan.danglingReferences.map {
+                MigrationWarning(message: $0.description, isDestructive: false)
+            }
             return
         }
         // Setting a required to-one to nil breaks the model: the data decides.
         let required = dangling.filter { found in
             let key = found.references.reference
-            guard !key.towardOwner, let r = source.entity(named: key.entity)?.relationship(named: key.relationship)?.declaration else { return false }
+            guard !key.towardOwner,
+                let r = source.entity(named: key.entity)?.relationship(named: key.relationship)?.declaration
+            else { return false }
             return !r.isToMany && !r.isOptional
         }
         if !required.isEmpty {
             throw PlanningError(
                 .noPath,
                 "\(store.path): --remove-dangling-references would leave required relationships empty: "
-                    + required.map { "\($0.references.reference) (\($0.references.rows) row\($0.references.rows == 1 ? "" : "s"))" }.joined(separator: ", ")
+                    + required.map {
+                        "\($0.references.reference) (\($0.references.rows) row\($0.references.rows == 1 ? "" : "s"))"
+                    }.joined(separator: ", ")
                     + "; point those rows at existing objects or delete them first; nothing was changed")
         }
         let repairs = dangling.compactMap { found -> MigrationStep? in
@@ -39,7 +49,8 @@ extension MigrationPlanner {
             let rows = found.references.rows
             let change = MigrationStep.TableChange(
                 summary: """
-                    remove \(rows) reference\(rows == 1 ? "" : "s") of \(found.references.reference) to objects the store does not have
+                    remove \(rows) reference\(rows == 1 ? "" : "s") of \(found.references.reference) to objects the \
+                    store does not have
                     """, sql: [repair.sql], cost: .update(rows: rows), table: repair.table)
             return repair.deletesRows ? .deleteRows(change) : .updateRows(change)
         }
@@ -50,7 +61,9 @@ extension MigrationPlanner {
     /// For a plan that moves rows: the store's entity numbers and references in
     /// the tables it moves, audited now or (tables too large to scan) by `apply`
     /// under its lock, and, for a store this toolkit wrote, stray values.
-    func auditRowsToMove(for plan: inout MigrationPlan, audit: StoreAudit, store: Store, counter: inout RowCounter) throws {
+    func auditRowsToMove(for plan: inout MigrationPlan, audit: StoreAudit, store: Store, counter: inout RowCounter)
+        throws
+    {
         let source = audit.version
         let moving = rowMovingSourceTables(plan)
         let preconditions = audit.preconditions(tables: moving)
@@ -61,12 +74,16 @@ extension MigrationPlanner {
             // A table without a rowid has no cheap estimate: it is scanned.
             if let rows = (try? counter.tooLargeToScan(table.name)) ?? nil { large.append((table.name, rows)) }
         }
-        let checkedNow = large.isEmpty ? preconditions : audit.preconditions(tables: moving, skipping: Set(large.map(\.name)))
+        let checkedNow =
+            large.isEmpty ? preconditions : audit.preconditions(tables: moving, skipping: Set(large.map(\.name)))
         let problems = try StoreAudit.violations(of: checkedNow, on: store.connection)
         if !problems.isEmpty {
-            throw PlanningError(.storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: problems))
+            throw PlanningError(
+                .storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: problems))
         }
-        let deferred = large.filter { audit.preconditions(tables: moving, skipping: [$0.name]).count < preconditions.count }
+        let deferred = large.filter {
+            audit.preconditions(tables: moving, skipping: [$0.name]).count < preconditions.count
+        }
         plan.preconditions = preconditions
         let fused = fusesPreconditions ? fuseChecks(in: &plan, tables: deferred.map(\.name), audit: audit) : []
         let separate = deferred.filter { !fused.contains($0.name) }
@@ -75,8 +92,9 @@ extension MigrationPlanner {
             plan.warnings.append(
                 MigrationWarning(
                     message: """
-                        \(tables): not audited while planning; `apply` checks \(separate.count == 1 ? "its" : "their") rows' entity numbers \
-                        and references under its lock before any step (`migrate plan --exact-counts` checks them now)
+                        \(tables): not audited while planning; `apply` checks \(separate.count == 1 ? "its" : "their") \
+                        rows' entity numbers and references under its lock before any step (`migrate plan \
+                        --exact-counts` checks them now)
                         """, isDestructive: false))
         }
         let inRebuilds = deferred.filter { fused.contains($0.name) }
@@ -86,10 +104,11 @@ extension MigrationPlanner {
             plan.warnings.append(
                 MigrationWarning(
                     message: """
-                        \(tables): not audited while planning; `apply` checks \(its) rows' entity numbers (and, where it can, their values \
-                        and references) within the step that rebuilds \(inRebuilds.count == 1 ? "it" : "each"), which reads every row \
-                        (a failure rolls back and refuses the store as a scan before any step would), and the rest under its lock \
-                        before any step (`migrate plan --exact-counts` checks them now)
+                        \(tables): not audited while planning; `apply` checks \(its) rows' entity numbers (and, where \
+                        it can, their values and references) within the step that rebuilds \
+                        \(inRebuilds.count == 1 ? "it" : "each"), which reads every row (a failure rolls back and \
+                        refuses the store as a scan before any step would), and the rest under its lock before any \
+                        step (`migrate plan --exact-counts` checks them now)
                         """, isDestructive: false))
         }
         if !audit.refusesStrayValues {
@@ -99,7 +118,8 @@ extension MigrationPlanner {
             // tables with such columns.
             let stray = try audit.strayValues(tables: moving, on: store.connection)
             if !stray.refusals.isEmpty {
-                throw PlanningError(.storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: stray.refusals))
+                throw PlanningError(
+                    .storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: stray.refusals))
             }
             plan.warnings += stray.warnings
         }
@@ -117,8 +137,10 @@ extension MigrationPlanner {
     func fuseChecks(in plan: inout MigrationPlan, tables: [String], audit: StoreAudit) -> Set<String> {
         var fused: Set<String> = []
         for name in tables {
-            guard let steps = plan.hops.first?.steps, let table = audit.layout.table(named: name), let check = audit.entityNumberCheck(table),
-                let index = plan.preconditions.firstIndex(of: check), let rebuild = Self.rebuildReadingUntouched(name, steps: steps),
+            guard let steps = plan.hops.first?.steps, let table = audit.layout.table(named: name),
+                let check = audit.entityNumberCheck(table),
+                let index = plan.preconditions.firstIndex(of: check),
+                let rebuild = Self.rebuildReadingUntouched(name, steps: steps),
                 case .rebuildTable(var copy) = steps[rebuild]
             else { continue }
             plan.preconditions[index].checkedByRebuildOf = name
@@ -127,7 +149,9 @@ extension MigrationPlanner {
             let others = (ownership + audit.referenceChecks(from: table)).compactMap { other in
                 plan.preconditions.firstIndex(of: other.check).map { (index: $0, row: other.row) }
             }
-            guard !others.isEmpty, let audited = Self.auditing(copy.statements, condition: others.map { "(\($0.row))" }.joined(separator: " OR "))
+            guard !others.isEmpty,
+                let audited = Self.auditing(
+                    copy.statements, condition: others.map { "(\($0.row))" }.joined(separator: " OR "))
             else { continue }
             copy.statements = audited
             plan.hops[0].steps[rebuild] = .rebuildTable(copy)
@@ -144,7 +168,8 @@ extension MigrationPlanner {
         var audited = statements
         for i in audited.indices.dropFirst() {
             let sql = audited[i].sql
-            guard sql.hasPrefix("INSERT INTO "), let filter = sql.range(of: " AS s WHERE s.Z_ENT = ", options: .backwards),
+            guard sql.hasPrefix("INSERT INTO "),
+                let filter = sql.range(of: " AS s WHERE s.Z_ENT = ", options: .backwards),
                 !sql[filter.upperBound...].isEmpty, sql[filter.upperBound...].allSatisfy(\.isASCIIDigit)
             else { return nil }
             audited[i].sql += " AND mm_audit(\(condition), s.Z_PK)"
@@ -168,7 +193,8 @@ extension MigrationPlanner {
                 if build.table == table || build.buildTable == table { return nil }
             case .createIndex, .dropIndex:
                 continue
-            case .addColumn, .renameColumn, .renameTable, .dropColumn, .dropTable, .updateRows, .deleteRows, .entityNumbers, .policy:
+            case .addColumn, .renameColumn, .renameTable, .dropColumn, .dropTable, .updateRows, .deleteRows,
+                .entityNumbers, .policy:
                 return nil
             }
         }
@@ -190,20 +216,24 @@ extension MigrationPlanner {
     /// Columns the store has beyond its layout (written by another tool or a Core
     /// Data feature the model format does not describe) do not survive a rebuild:
     /// say so when they hold values.
-    func unknownColumnWarnings(store: Store, layout: StorageLayout, steps: [MigrationStep]) throws -> [MigrationWarning] {
+    func unknownColumnWarnings(store: Store, layout: StorageLayout, steps: [MigrationStep]) throws -> [MigrationWarning]
+    {
         var warnings: [MigrationWarning] = []
         for case .dropTable(let drop) in steps {
             let name = drop.table
             guard let table = layout.table(named: name) else { continue }
             let known = Set(table.columns.map(\.name))
-            for column in try store.connection.columns(of: name) where !known.contains(column.name) && !column.isHidden {
-                let values = try store.connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(name)) WHERE \(SQLText.q(column.name)) IS NOT NULL") ?? 0
+            for column in try store.connection.columns(of: name) where !known.contains(column.name) && !column.isHidden
+            {
+                let values =
+                    try store.connection.scalarInt64(
+                        "SELECT count(*) FROM \(SQLText.q(name)) WHERE \(SQLText.q(column.name)) IS NOT NULL") ?? 0
                 if values > 0 {
                     warnings.append(
                         MigrationWarning(
                             message: """
-                                \(name).\(column.name) is not in the layout of the store's version: \
-                                its \(values) non-nil value\(values == 1 ? "" : "s") will be lost when \(name) is rebuilt
+                                \(name).\(column.name) is not in the layout of the store's version: its \(values) \
+                                non-nil value\(values == 1 ? "" : "s") will be lost when \(name) is rebuilt
                                 """, isDestructive: true, subject: "\(name).\(column.name)", count: values))
                 }
             }

@@ -9,9 +9,12 @@ extension MigrationPlanner {
     /// only moving them: nil values filled with a default, a to-many made to-one
     /// (or the reverse), an order added or dropped, a pair made one-to-one, or a
     /// to-many without an inverse that keeps one owner per destination.
-    static func normalizesData(_ mapping: MappingModel, from source: CompiledVersion, to destination: CompiledVersion) -> Bool {
+    static func normalizesData(_ mapping: MappingModel, from source: CompiledVersion, to destination: CompiledVersion)
+        -> Bool
+    {
         for entityMapping in mapping.entityMappings {
-            guard let destinationName = entityMapping.destination, let entity = destination.entity(named: destinationName),
+            guard let destinationName = entityMapping.destination,
+                let entity = destination.entity(named: destinationName),
                 let sourceEntity = entityMapping.source.flatMap({ source.entity(named: $0) })
             else { continue }
             for property in entityMapping.properties {
@@ -19,10 +22,12 @@ extension MigrationPlanner {
                 case .convert(_, .fillDefault), .convert(_, .reshape), .convert(_, .reorder):
                     return true
                 case .convert(let from, .widen):
-                    let old = sourceEntity.attribute(named: from)?.declaration, new = entity.attribute(named: property.name)?.declaration
+                    let old = sourceEntity.attribute(named: from)?.declaration,
+                        new = entity.attribute(named: property.name)?.declaration
                     if old?.isOptional == true, new?.isOptional == false { return true }
                 case .copy(let from):
-                    if let new = entity.relationship(named: property.name), let old = sourceEntity.relationship(named: from),
+                    if let new = entity.relationship(named: property.name),
+                        let old = sourceEntity.relationship(named: from),
                         changesOwnership(old, in: source, to: new, in: destination)
                             || losesTargets(old, in: source, to: new, in: destination, mapping)
                     {
@@ -46,7 +51,9 @@ extension MigrationPlanner {
         return next.entities.contains { entity in
             guard let old = renames.entities[entity.name], let before = version.entity(named: old) else { return false }
             return entity.relationships.contains { relationship in
-                guard let was = renames.properties[entity.name]?[relationship.name], let previous = before.relationship(named: was) else {
+                guard let was = renames.properties[entity.name]?[relationship.name],
+                    let previous = before.relationship(named: was)
+                else {
                     return false
                 }
                 // A destination only renamed is the same entity.
@@ -62,13 +69,16 @@ extension MigrationPlanner {
     /// give them back when a later version widens the destination again (fuzzer
     /// seed 1002 trial 134), so it ends here.
     static func losesTargets(
-        _ old: CompiledRelationship, in source: CompiledVersion, to new: CompiledRelationship, in destination: CompiledVersion,
+        _ old: CompiledRelationship, in source: CompiledVersion, to new: CompiledRelationship,
+        in destination: CompiledVersion,
         _ mapping: MappingModel
     ) -> Bool {
         let allowed = Set(destination.subtree(of: new.declaration.destination))
         return source.subtree(of: old.declaration.destination).contains { name in
             source.entity(named: name)?.isAbstract != true
-                && !mapping.mappings(fromSource: name).contains { $0.kind != .remove && allowed.contains($0.destination ?? "") }
+                && !mapping.mappings(fromSource: name).contains {
+                    $0.kind != .remove && allowed.contains($0.destination ?? "")
+                }
         }
     }
 
@@ -76,7 +86,9 @@ extension MigrationPlanner {
     /// with a default (every object gets it) that `next` does not keep as it is (same
     /// name, type and default: a later version that drops the default or the attribute
     /// would, fused, never have given it), or a computed value.
-    static func givesValues(_ mapping: MappingModel, to destination: CompiledVersion, keptBy next: CompiledVersion) -> Bool {
+    static func givesValues(_ mapping: MappingModel, to destination: CompiledVersion, keptBy next: CompiledVersion)
+        -> Bool
+    {
         return mapping.entityMappings.contains { entityMapping in
             guard entityMapping.source != nil, let name = entityMapping.destination else { return false }
             return entityMapping.properties.contains { property in
@@ -84,7 +96,8 @@ extension MigrationPlanner {
                 case .defaultValue(let value):
                     // A value given here, nil included: a later default fills only
                     // objects made after it, so these must not take it.
-                    guard let given = destination.entity(named: name)?.attribute(named: property.name)?.declaration else { return value != nil }
+                    guard let given = destination.entity(named: name)?.attribute(named: property.name)?.declaration
+                    else { return value != nil }
                     // The entity renamed or removed later: ended here, whatever it keeps.
                     guard let laterEntity = next.entity(named: name) else { return true }
                     guard let kept = laterEntity.attribute(named: property.name)?.declaration else {
@@ -114,18 +127,26 @@ extension MigrationPlanner {
             guard hasRules else { continue }
             guard let later = next.entity(named: entity.name) else { return true }
             if Set(entity.uniqueness.map { $0.sorted() }) != Set(later.uniqueness.map { $0.sorted() }) { return true }
-            for attribute in entity.attributes where !attribute.declaration.isTransient && Self.hasRule(attribute.declaration) {
-                guard let other = later.attribute(named: attribute.name), !other.declaration.isTransient else { return true }
+            for attribute in entity.attributes
+            where !attribute.declaration.isTransient && Self.hasRule(attribute.declaration) {
+                guard let other = later.attribute(named: attribute.name), !other.declaration.isTransient else {
+                    return true
+                }
                 let (a, b) = (attribute.declaration, other.declaration)
                 // A type change between two versions is a widening (inference refuses the
                 // others), whose wider range checks what the narrower one did: the values
                 // came from a version no wider than `version`.
                 if (!a.isOptional && b.isOptional) || a.minimum != b.minimum || a.maximum != b.maximum { return true }
             }
-            for relationship in entity.relationships where !relationship.declaration.isTransient && Self.hasRule(relationship.declaration) {
-                guard let other = later.relationship(named: relationship.name), !other.declaration.isTransient else { return true }
+            for relationship in entity.relationships
+            where !relationship.declaration.isTransient && Self.hasRule(relationship.declaration) {
+                guard let other = later.relationship(named: relationship.name), !other.declaration.isTransient else {
+                    return true
+                }
                 let (a, b) = (relationship.declaration, other.declaration)
-                if (!a.isOptional && b.isOptional) || a.minCount != b.minCount || a.maxCount != b.maxCount || a.isToMany != b.isToMany {
+                if (!a.isOptional && b.isOptional) || a.minCount != b.minCount || a.maxCount != b.maxCount
+                    || a.isToMany != b.isToMany
+                {
                     return true
                 }
             }

@@ -14,9 +14,12 @@ extension MigrationPlanner {
         let answers = Locked<[String: Bool]>([:])
         return { name in
             if let known = answers.withLock({ $0[name] }) { return known }
-            guard let entity = source.entity(named: name), let table = layout.table(forEntity: entity.root) else { return false }
+            guard let entity = source.entity(named: name), let table = layout.table(forEntity: entity.root) else {
+                return false
+            }
             guard let number = layout.entityNumbers[name] else { return false }
-            let held = try? store.connection.scalarInt64("SELECT EXISTS (SELECT 1 FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number))")
+            let held = try? store.connection.scalarInt64(
+                "SELECT EXISTS (SELECT 1 FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number))")
             let empty = held == 0
             answers.withLock { $0[name] = empty }
             return empty
@@ -32,18 +35,22 @@ extension MigrationPlanner {
     func requireMappedSteps(model: CompiledModel, source: CompiledVersion, target: Int, files: MappingFiles) throws {
         var missing: [String] = []
         for version in model.versions where version.version > source.version && version.version <= target {
-            for from in version.mappedFrom ?? [] where from >= source.version && files.file(from: from, to: version.version) == nil {
-                missing.append("\(from) → \(version.version): \(migrationsFolder)/\(model.name)/\(from)-to-\(version.version).yaml")
+            for from in version.mappedFrom ?? []
+            where from >= source.version && files.file(from: from, to: version.version) == nil {
+                missing.append(
+                    "\(from) → \(version.version): \(migrationsFolder)/\(model.name)/\(from)-to-\(version.version).yaml"
+                )
             }
         }
         guard !missing.isEmpty else { return }
         throw PlanningError(
             .noPath,
             """
-            the app ships a mapping model for \(missing.count == 1 ? "this step" : "these steps") (mappedFrom: in the model), \
-            and its mapping file is not found, so the step is never inferred:
+            the app ships a mapping model for \(missing.count == 1 ? "this step" : "these steps") (mappedFrom: in the \
+            model), and its mapping file is not found, so the step is never inferred:
             \(missing.map { "  " + $0 }.joined(separator: "\n"))
-            remedy: point --migrations at the folder `migrate import --mapping-models` wrote, or import the mapping model again
+            remedy: point --migrations at the folder `migrate import --mapping-models` wrote, or import the mapping \
+            model again
             """)
     }
 }

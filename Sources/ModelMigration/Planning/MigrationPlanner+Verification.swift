@@ -11,7 +11,8 @@ extension MigrationPlanner {
     static func verification(after plan: MigrationPlan) -> [VerificationStep] {
         let layout = plan.hops.last?.destinationLayout ?? plan.target.layout(entityNumbers: plan.entityNumbers)
         let checks = CheckBuilder.relationshipChecks(plan.target, layout: layout).map { check in
-            VerificationStep.VerifiedCheck(check: check, before: check.reference.flatMap { Migrator.sourceReference($0, through: plan.hops) })
+            VerificationStep.VerifiedCheck(
+                check: check, before: check.reference.flatMap { Migrator.sourceReference($0, through: plan.hops) })
         }
         let runsPolicies = plan.allSteps.contains { if case .policy = $0 { true } else { false } }
         return (runsPolicies ? [.policyValues] : []) + [.integrity, .relationships(checks)]
@@ -20,12 +21,15 @@ extension MigrationPlanner {
     /// On a store already at its target, in one read transaction: every page, what
     /// a migration would rely on (its entity numbers and rows), every relationship
     /// (references that dangle are reported, not failed: no migration made them).
-    static func currentStoreVerification(_ store: Store, version: CompiledVersion, refusesStrayValues: Bool) throws -> [VerificationStep] {
+    static func currentStoreVerification(_ store: Store, version: CompiledVersion, refusesStrayValues: Bool) throws
+        -> [VerificationStep]
+    {
         let layout = try store.layout(for: version)
         var audit = StoreAudit(version: version, layout: layout)
         audit.refusesStrayValues = refusesStrayValues
         return [
-            .integrity, .store(VerificationStep.StoreVerification(preconditions: audit.preconditions(), layout: layout)),
+            .integrity,
+            .store(VerificationStep.StoreVerification(preconditions: audit.preconditions(), layout: layout)),
             .currentRelationships(CheckBuilder.relationshipChecks(version, layout: layout)),
         ]
     }

@@ -34,7 +34,10 @@ public struct MigrationPlanner: Sendable {
     package var fusesPreconditions = true
 
     /// Creates a planner.
-    public init(models: [CompiledModel], migrationsFolder: String, knownPolicies: Set<String>? = nil, options: PlanningOptions = PlanningOptions()) {
+    public init(
+        models: [CompiledModel], migrationsFolder: String, knownPolicies: Set<String>? = nil,
+        options: PlanningOptions = PlanningOptions()
+    ) {
         self.models = models
         self.migrationsFolder = migrationsFolder
         self.knownPolicies = knownPolicies
@@ -51,11 +54,14 @@ public struct MigrationPlanner: Sendable {
             throw error
         }
         let recognition = VersionRecognition.recognize(metadata, among: models)
-        if let recognition, let number = recognition.version, let model = models.first(where: { $0.name == recognition.model }),
+        if let recognition, let number = recognition.version,
+            let model = models.first(where: { $0.name == recognition.model }),
             var version = model.version(number)
         {
             // Our own stores know their exact layout (indexes, defaults) from the cache.
-            if recognition.layoutDiffers, let cached = try store.readModelCache(), cached.versionHashes == version.versionHashes {
+            if recognition.layoutDiffers, let cached = try store.readModelCache(),
+                cached.versionHashes == version.versionHashes
+            {
                 version = cached
             }
             return (model, version)
@@ -84,7 +90,9 @@ public struct MigrationPlanner: Sendable {
         let (model, source) = try sourceVersion(of: store, metadata: metadata)
         let destination = try targetVersion(options.target, of: model, from: source, store: store)
         let binding = try store.binding(for: source)
-        if let mismatch = binding.mismatch(with: source) { throw PlanningError(.storeMismatch, "\(store.path): \(mismatch)") }
+        if let mismatch = binding.mismatch(with: source) {
+            throw PlanningError(.storeMismatch, "\(store.path): \(mismatch)")
+        }
         var audit = StoreAudit(version: source, layout: binding.layout)
         audit.refusesStrayValues = !metadata.writtenByCoreData
         var plan = MigrationPlan(
@@ -94,18 +102,21 @@ public struct MigrationPlanner: Sendable {
             currentVersion: model.current.version)
         plan.options = options
         let upToDate =
-            source.version == destination.version && (metadata.layoutHash == nil || metadata.layoutHash == destination.layoutHash)
+            source.version == destination.version
+            && (metadata.layoutHash == nil || metadata.layoutHash == destination.layoutHash)
             && source.layoutHash == destination.layoutHash
         if upToDate {
             if options.verify {
-                plan.verification = try Self.currentStoreVerification(store, version: destination, refusesStrayValues: audit.refusesStrayValues)
+                plan.verification = try Self.currentStoreVerification(
+                    store, version: destination, refusesStrayValues: audit.refusesStrayValues)
             }
             return plan
         }
 
         let keyProblems = audit.keyTableProblems(try store.entityKeyRows())
         if !keyProblems.isEmpty {
-            throw PlanningError(.storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: keyProblems))
+            throw PlanningError(
+                .storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: keyProblems))
         }
         let isEmpty = Self.emptiness(of: source, layout: binding.layout, store: store)
         let (path, files) = try choosePath(model: model, source: source, target: destination.version, isEmpty: isEmpty)
@@ -117,7 +128,8 @@ public struct MigrationPlanner: Sendable {
         shared.counter.limit = options.countLimit
         try planHops(
             into: &plan, store: store, metadata: metadata, model: model, source: source, layout: binding.layout,
-            segments: segments(of: path, model: model, source: source, target: destination.version, files: files), counter: shared,
+            segments: segments(of: path, model: model, source: source, target: destination.version, files: files),
+            counter: shared,
             isEmpty: isEmpty, files: files)
         // A store that holds no objects loses nothing: a warning no count could back
         // (a one-to-one's pairings, values an earlier hop writes) is no loss there,
@@ -138,7 +150,8 @@ public struct MigrationPlanner: Sendable {
     /// leaves; the plan's entity numbers end as the last hop's.
     private func planHops(
         into plan: inout MigrationPlan, store: Store, metadata: StoreMetadata, model: CompiledModel,
-        source: CompiledVersion, layout: StorageLayout, segments: [Segment], counter: SharedCounter, isEmpty: @escaping (String) -> Bool,
+        source: CompiledVersion, layout: StorageLayout, segments: [Segment], counter: SharedCounter,
+        isEmpty: @escaping (String) -> Bool,
         files: MappingFiles
     ) throws {
         var current = source
@@ -153,7 +166,8 @@ public struct MigrationPlanner: Sendable {
             let segmentTarget = chain.last!.version == current.version && chain.count == 1 ? plan.target : chain.last!
             let mapping = try resolveMapping(
                 chain: chain.count == 1 ? [current, segmentTarget] : chain, file: segment.file, model: model.name,
-                isEmpty: MigrationPath.emptiness(isEmpty, at: current.version, model: model, source: source, files: files))
+                isEmpty: MigrationPath.emptiness(
+                    isEmpty, at: current.version, model: model, source: source, files: files))
             let destinationLayout = self.destinationLayout(
                 of: segmentTarget, mapping: mapping, after: sourceLayout, metadata: metadata,
                 numbersSoFar: plan.entityNumbers)
@@ -162,7 +176,10 @@ public struct MigrationPlanner: Sendable {
                 isFirstHop: plan.hops.isEmpty, numbersSoFar: plan.entityNumbers, store: store,
                 metadata: metadata, counter: counter)
             try planner.plan()
-            plan.hops.append(Self.hop(segment, planner, from: current, to: segmentTarget, sourceLayout: sourceLayout, destinationLayout: destinationLayout))
+            plan.hops.append(
+                Self.hop(
+                    segment, planner, from: current, to: segmentTarget, sourceLayout: sourceLayout,
+                    destinationLayout: destinationLayout))
             plan.warnings += planner.warnings.map { warning in
                 var warning = warning
                 (warning.fromVersion, warning.toVersion) = (current.version, segmentTarget.version)
@@ -198,19 +215,25 @@ public struct MigrationPlanner: Sendable {
                 let stored = numbers.compactMap { storeNumbers?[$0] ?? $0 }
                 // A later hop's column that an earlier hop makes (a rename, a computed
                 // value, a new entity's table) holds values no count of the store sees.
-                if !isFirstHop, !stored.isEmpty, try !shared.counter.has(table, column: column) { return RowCounter.notYetWritten }
+                if !isFirstHop, !stored.isEmpty, try !shared.counter.has(table, column: column) {
+                    return RowCounter.notYetWritten
+                }
                 return stored.isEmpty ? 0 : try shared.counter.countValues(table, column, stored)
             })
         if !isFirstHop {
             planner.isLaterHop = true
             planner.tableMadeByEarlierHop = { table in try !shared.counter.has(table) }
         }
-        planner.storedKeyNumbers = isFirstHop ? Set(try store.entityKeyRows().map(\.number)) : Set(sourceLayout.entityNumbers.values)
+        planner.storedKeyNumbers =
+            isFirstHop ? Set(try store.entityKeyRows().map(\.number)) : Set(sourceLayout.entityNumbers.values)
         planner.countWhere = { table, condition, arguments in
             guard isFirstHop, try shared.counter.exists(table) else { return nil }
-            return try store.connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table)) AS f WHERE \(condition)", arguments: arguments)
+            return try store.connection.scalarInt64(
+                "SELECT count(*) FROM \(SQLText.q(table)) AS f WHERE \(condition)", arguments: arguments)
         }
-        if metadata.followsCoreDataNumbering, try store.connection.columns(of: "ACHANGE").contains(where: { $0.name == "ZENTITY" }) {
+        if metadata.followsCoreDataNumbering,
+            try store.connection.columns(of: "ACHANGE").contains(where: { $0.name == "ZENTITY" })
+        {
             planner.historyRows = try shared.counter.count("ACHANGE", nil)
         }
         return planner
@@ -219,17 +242,29 @@ public struct MigrationPlanner: Sendable {
     /// The version to plan to (`target`, or the model's current one), refused when
     /// it is unknown, older than the store's, or when a version on the way cannot
     /// be stored.
-    private func targetVersion(_ target: Int?, of model: CompiledModel, from source: CompiledVersion, store: Store) throws -> CompiledVersion {
+    private func targetVersion(_ target: Int?, of model: CompiledModel, from source: CompiledVersion, store: Store)
+        throws -> CompiledVersion
+    {
         let targetNumber = target ?? model.current.version
         guard let destination = model.version(targetNumber) else {
-            throw PlanningError(.unknownTarget, "model \(model.name) has no version \(targetNumber) (versions 1 to \(model.current.version))")
+            throw PlanningError(
+                .unknownTarget,
+                "model \(model.name) has no version \(targetNumber) (versions 1 to \(model.current.version))")
         }
         if targetNumber < source.version {
-            throw PlanningError(.noPath, "the store is at version \(source.version), newer than the target \(targetNumber); downgrades are not supported")
+            throw PlanningError(
+                .noPath,
+                """
+                the store is at version \(source.version), newer than the target \(targetNumber); downgrades are not \
+                supported
+                """
+            )
         }
         // Every version the path crosses must be one this toolkit can store.
         for number in source.version...targetNumber {
-            if let refusal = model.version(number)?.storageRefusal { throw PlanningError(.noPath, "\(store.path): \(refusal)") }
+            if let refusal = model.version(number)?.storageRefusal {
+                throw PlanningError(.noPath, "\(store.path): \(refusal)")
+            }
         }
         return destination
     }
@@ -239,7 +274,8 @@ public struct MigrationPlanner: Sendable {
     private func choosePath(
         model: CompiledModel, source: CompiledVersion, target: Int, isEmpty: @escaping (String) -> Bool
     ) throws -> (MigrationPath, MappingFiles) {
-        let files = MappingFiles.load(folder: migrationsFolder, model: model.name, versions: model.versions.map(\.version))
+        let files = MappingFiles.load(
+            folder: migrationsFolder, model: model.name, versions: model.versions.map(\.version))
         if files.diagnostics.contains(where: { $0.severity == .error }) { throw DiagnosticsError(files.diagnostics) }
         try requireMappedSteps(model: model, source: source, target: target, files: files)
         do {
@@ -253,17 +289,21 @@ public struct MigrationPlanner: Sendable {
     }
 
     /// A segment's mapping: its file's, or inferred along the chain.
-    private func resolveMapping(chain: [CompiledVersion], file: MappingFile?, model: String, isEmpty: ((String) -> Bool)?) throws -> MappingModel {
+    private func resolveMapping(
+        chain: [CompiledVersion], file: MappingFile?, model: String, isEmpty: ((String) -> Bool)?
+    ) throws -> MappingModel {
         do {
             return try MappingResolver.resolve(
-                chain: chain, file: file, knownPolicies: knownPolicies, policyFunctions: policyFunctions, isEmpty: isEmpty)
+                chain: chain, file: file, knownPolicies: knownPolicies, policyFunctions: policyFunctions,
+                isEmpty: isEmpty)
         } catch var failure as InferenceFailure {
             // A fused run of hops: name the single hop that needs a mapping file,
             // and the folder actually in use.
             if chain.count > 2 {
                 for i in 0..<(chain.count - 1) {
                     do {
-                        _ = try MappingResolver.resolve(chain: [chain[i], chain[i + 1]], file: nil, knownPolicies: knownPolicies)
+                        _ = try MappingResolver.resolve(
+                            chain: [chain[i], chain[i + 1]], file: nil, knownPolicies: knownPolicies)
                     } catch let single as InferenceFailure {
                         failure = single
                         break
@@ -301,7 +341,8 @@ public struct MigrationPlanner: Sendable {
             // merge) leaves it the number of the entity's own mapping.
             if let d = entityMapping.destination, let s = entityMapping.source, let n = sourceLayout.entityNumbers[s],
                 mapping.mapping(forDestination: d)?.name == entityMapping.name,
-                !mapping.isAdditional(entityMapping), mapping.mappings(fromSource: s).contains(where: { $0.name == entityMapping.name }),
+                !mapping.isAdditional(entityMapping),
+                mapping.mappings(fromSource: s).contains(where: { $0.name == entityMapping.name }),
                 claimed.insert(n).inserted
             {
                 numbers[d] = n
@@ -350,7 +391,9 @@ public struct MigrationPlanner: Sendable {
     /// a version whose rules the next one relaxes: a later hop must not hide any of
     /// them, so one apply gives what
     /// migrating hop by hop gives (Docs/Migrations.md, "Fused hops").
-    func segments(of path: MigrationPath, model: CompiledModel, source: CompiledVersion, target: Int, files: MappingFiles) -> [Segment] {
+    func segments(
+        of path: MigrationPath, model: CompiledModel, source: CompiledVersion, target: Int, files: MappingFiles
+    ) -> [Segment] {
         if source.version == target { return [Segment(from: target, to: target, file: nil, kind: .inferredChain)] }
         var segments: [Segment] = []
         for piece in path.pieces {
@@ -362,7 +405,9 @@ public struct MigrationPlanner: Sendable {
             var start = piece.from
             for version in piece.from..<(piece.to - 1) {
                 // The hop's inferred mapping, resolved once for both questions.
-                guard let from = version == source.version ? source : model.version(version), let to = model.version(version + 1) else {
+                guard let from = version == source.version ? source : model.version(version),
+                    let to = model.version(version + 1)
+                else {
                     continue
                 }
                 let mapping = try? MappingResolver.resolve(chain: [from, to], file: nil, knownPolicies: knownPolicies)
@@ -374,7 +419,8 @@ public struct MigrationPlanner: Sendable {
                 // version 4 change it, and the fused mapping would take version 4's).
                 let later = (version + 2...max(version + 2, piece.to)).compactMap { model.version($0) }
                 var ends =
-                    mapping.map { Self.normalizesData($0, from: from, to: to) || !($0.requirements ?? []).isEmpty } ?? false
+                    mapping.map { Self.normalizesData($0, from: from, to: to) || !($0.requirements ?? []).isEmpty }
+                    ?? false
                     || model.version(version + 2).map({ next in
                         mapping.map { hop in later.contains { Self.givesValues(hop, to: to, keptBy: $0) } } ?? false
                             || Self.relaxesRules(of: to, in: next)
@@ -382,7 +428,9 @@ public struct MigrationPlanner: Sendable {
                 // A run that inference cannot map as a whole (a destination widened,
                 // then narrowed to a sibling) ends before the hop that breaks it: hop
                 // by hop each mapping exists.
-                if !ends, mapping != nil, let next = model.version(version + 2), Self.changesDestinations(from: to, to: next) {
+                if !ends, mapping != nil, let next = model.version(version + 2),
+                    Self.changesDestinations(from: to, to: next)
+                {
                     let run = (start...version + 2).compactMap { $0 == source.version ? source : model.version($0) }
                     ends = (try? MappingResolver.resolve(chain: run, file: nil, knownPolicies: knownPolicies)) == nil
                 }
@@ -401,7 +449,8 @@ public struct MigrationPlanner: Sendable {
         var failure = failure
         failure.refusals = failure.refusals.map { refusal in
             var refusal = refusal
-            refusal.remedy = refusal.remedy.replacingOccurrences(of: "Migrations/\(model)/", with: "\(migrationsFolder)/\(model)/")
+            refusal.remedy = refusal.remedy.replacingOccurrences(
+                of: "Migrations/\(model)/", with: "\(migrationsFolder)/\(model)/")
             return refusal
         }
         return failure
@@ -424,7 +473,9 @@ public struct MigrationPlanner: Sendable {
             for entity in first.source.entities where entity.root == table.entity {
                 // Every mapping of the entity (one source entity may feed several).
                 let targets = first.mapping.mappings(fromSource: entity.name).compactMap { mapping in
-                    mapping.destination.flatMap { first.destination.entity(named: $0)?.root }.flatMap { first.destinationLayout.table(forEntity: $0) }
+                    mapping.destination.flatMap { first.destination.entity(named: $0)?.root }.flatMap {
+                        first.destinationLayout.table(forEntity: $0)
+                    }
                 }
                 if targets.contains(where: { destinations.contains($0.name) }) {
                     tables.insert(table.name)
@@ -434,7 +485,9 @@ public struct MigrationPlanner: Sendable {
         }
         for case .policy(let stage) in first.steps {
             for invocation in stage.policies {
-                if let root = first.source.entity(named: invocation.sourceEntity)?.root, let table = first.sourceLayout.table(forEntity: root) {
+                if let root = first.source.entity(named: invocation.sourceEntity)?.root,
+                    let table = first.sourceLayout.table(forEntity: root)
+                {
                     tables.insert(table.name)
                 }
             }
@@ -458,7 +511,9 @@ public struct MigrationPlanner: Sendable {
         for check in CheckBuilder.relationshipChecks(version, layout: layout) {
             guard let key = check.reference else { continue }
             let rows = try store.connection.scalarInt64(check.sql) ?? 0
-            if rows > 0 { found.append((DanglingReferences(reference: key, summary: check.summary, rows: rows), check)) }
+            if rows > 0 {
+                found.append((DanglingReferences(reference: key, summary: check.summary, rows: rows), check))
+            }
         }
         return found
     }
@@ -477,13 +532,15 @@ public struct MigrationPlanner: Sendable {
                 guard let policy = mapping.policy, let inputs = policyInputs[policy], let sourceName = mapping.source,
                     let entity = hop.source.entity(named: sourceName)
                 else { continue }
-                let missing = inputs.filter { entity.attribute(named: $0) == nil && entity.relationship(named: $0) == nil }
+                let missing = inputs.filter {
+                    entity.attribute(named: $0) == nil && entity.relationship(named: $0) == nil
+                }
                 if !missing.isEmpty {
                     let file = hop.mapping.mappingFile.map { " (\($0))" } ?? ""
                     problems.append(
                         """
-                        policy \(policy) reads \(missing.map { "\(sourceName).\($0)" }.joined(separator: ", ")), \
-                        which version \(hop.source.version) does not have: is the mapping file\(file) meant for another hop?
+                        policy \(policy) reads \(missing.map { "\(sourceName).\($0)" }.joined(separator: ", ")), which \
+                        version \(hop.source.version) does not have: is the mapping file\(file) meant for another hop?
                         """)
                 }
             }

@@ -26,7 +26,8 @@ extension MigrationStep {
     /// What it does, for people.
     public var summary: String {
         switch self {
-        case .addColumn(let c), .renameColumn(let c), .renameTable(let c), .dropColumn(let c), .dropTable(let c), .createIndex(let c),
+        case .addColumn(let c), .renameColumn(let c), .renameTable(let c), .dropColumn(let c), .dropTable(let c),
+            .createIndex(let c),
             .dropIndex(let c), .updateRows(let c), .deleteRows(let c), .entityNumbers(let c):
             c.summary
         case .createTable(let build): build.summary
@@ -38,7 +39,8 @@ extension MigrationStep {
     /// Its cost class.
     public var cost: StepCost {
         switch self {
-        case .addColumn(let c), .renameColumn(let c), .renameTable(let c), .dropColumn(let c), .dropTable(let c), .createIndex(let c),
+        case .addColumn(let c), .renameColumn(let c), .renameTable(let c), .dropColumn(let c), .dropTable(let c),
+            .createIndex(let c),
             .dropIndex(let c), .updateRows(let c), .deleteRows(let c), .entityNumbers(let c):
             c.cost
         case .rebuildTable(let copy), .fillJoinTable(let copy): copy.cost
@@ -50,7 +52,8 @@ extension MigrationStep {
     /// The table it concerns, if one.
     public var table: String? {
         switch self {
-        case .addColumn(let c), .renameColumn(let c), .renameTable(let c), .dropColumn(let c), .dropTable(let c), .createIndex(let c),
+        case .addColumn(let c), .renameColumn(let c), .renameTable(let c), .dropColumn(let c), .dropTable(let c),
+            .createIndex(let c),
             .dropIndex(let c), .updateRows(let c), .deleteRows(let c), .entityNumbers(let c):
             c.table
         case .createTable(let build): build.table
@@ -63,7 +66,8 @@ extension MigrationStep {
     public var statements: [SQLFragment] {
         get {
             switch self {
-            case .addColumn(let c), .renameColumn(let c), .renameTable(let c), .dropColumn(let c), .dropTable(let c), .createIndex(let c),
+            case .addColumn(let c), .renameColumn(let c), .renameTable(let c), .dropColumn(let c), .dropTable(let c),
+                .createIndex(let c),
                 .dropIndex(let c), .updateRows(let c), .deleteRows(let c), .entityNumbers(let c):
                 c.statements
             case .createTable(let build): build.statements
@@ -124,7 +128,9 @@ extension MigrationStep {
         get { statements.map(\.sql) }
         set {
             let old = statements
-            statements = newValue.enumerated().map { SQLFragment($0.element, $0.offset < old.count ? old[$0.offset].arguments : []) }
+            statements = newValue.enumerated().map {
+                SQLFragment($0.element, $0.offset < old.count ? old[$0.offset].arguments : [])
+            }
         }
     }
 
@@ -135,7 +141,9 @@ extension MigrationStep {
     public var reportsRowsDone: Bool {
         switch self {
         case .rebuildTable, .fillJoinTable, .createIndex, .updateRows, .deleteRows: cost.rows > 0
-        case .addColumn, .renameColumn, .renameTable, .dropColumn, .createTable, .dropTable, .dropIndex, .entityNumbers, .policy: false
+        case .addColumn, .renameColumn, .renameTable, .dropColumn, .createTable, .dropTable, .dropIndex, .entityNumbers,
+            .policy:
+            false
         }
     }
 }

@@ -37,7 +37,8 @@ public enum MigrationStep: Sendable, Hashable, Encodable {
     case policy(PolicyStage)
     /// The name of a step's kind, as `plan --json` shows it (`"rebuildTable"`).
     public enum Kind: String, Sendable, Hashable, Codable {
-        case addColumn, renameColumn, renameTable, dropColumn, createTable, rebuildTable, fillJoinTable, dropTable, deleteRows, updateRows,
+        case addColumn, renameColumn, renameTable, dropColumn, createTable, rebuildTable, fillJoinTable, dropTable,
+            deleteRows, updateRows,
             createIndex, dropIndex, entityNumbers, policy
     }
 
@@ -58,7 +59,9 @@ public enum MigrationStep: Sendable, Hashable, Encodable {
         public package(set) var duplicates: MigrationCheck? = nil
 
         /// Creates a change.
-        package init(summary: String, statements: [SQLFragment], cost: StepCost, table: String, duplicates: MigrationCheck? = nil) {
+        package init(
+            summary: String, statements: [SQLFragment], cost: StepCost, table: String, duplicates: MigrationCheck? = nil
+        ) {
             self.summary = summary
             self.table = table
             self.statements = statements
@@ -68,7 +71,9 @@ public enum MigrationStep: Sendable, Hashable, Encodable {
 
         /// Creates a change of statements without bound values.
         package init(summary: String, sql: [String], cost: StepCost, table: String, duplicates: MigrationCheck? = nil) {
-            self.init(summary: summary, statements: sql.map { SQLFragment($0) }, cost: cost, table: table, duplicates: duplicates)
+            self.init(
+                summary: summary, statements: sql.map { SQLFragment($0) }, cost: cost, table: table,
+                duplicates: duplicates)
         }
     }
 

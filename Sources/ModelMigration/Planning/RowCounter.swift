@@ -58,7 +58,9 @@ package struct RowCounter {
             // A highest key the file is too small to hold that many rows for (one
             // object loaded with a key near 2^63) is no row count: a scan that
             // stops after `limit + 1` rows says whether the table is really large.
-            let scanned = try connection.scalarInt64("SELECT count(*) FROM (SELECT 1 FROM \(SQLText.q(table)) LIMIT \(limit + 1))") ?? 0
+            let scanned =
+                try connection.scalarInt64(
+                    "SELECT count(*) FROM (SELECT 1 FROM \(SQLText.q(table)) LIMIT \(limit + 1))") ?? 0
             if scanned <= limit { rows = 0 }
         }
         let answer = rows > limit ? rows : nil
@@ -94,7 +96,9 @@ package struct RowCounter {
     }
 
     mutating func countValues(_ table: String, _ column: String, _ numbers: [Int]) throws -> Int64 {
-        guard try exists(table), try connection.columns(of: table).contains(where: { $0.name == column }) else { return 0 }
+        guard try exists(table), try connection.columns(of: table).contains(where: { $0.name == column }) else {
+            return 0
+        }
         if try tooLargeToScan(table) != nil {
             let any =
                 try connection.scalarInt64(
@@ -104,6 +108,8 @@ package struct RowCounter {
                     """) ?? 0
             return any == 0 ? 0 : Self.notCounted
         }
-        return try connection.scalarInt64("SELECT count(\(SQLText.q(column))) FROM \(SQLText.q(table)) WHERE Z_ENT IN (\(SQLText.list(numbers)))") ?? 0
+        return try connection.scalarInt64(
+            "SELECT count(\(SQLText.q(column))) FROM \(SQLText.q(table)) WHERE Z_ENT IN (\(SQLText.list(numbers)))")
+            ?? 0
     }
 }

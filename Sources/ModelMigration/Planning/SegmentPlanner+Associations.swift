@@ -23,17 +23,21 @@ extension SegmentPlanner {
             else { continue }
             for table in destinationLayout.tables {
                 for column in table.columns {
-                    guard let target = referencedEntity(column, in: table), subtree(destination, target).contains(made) else { continue }
+                    guard let target = referencedEntity(column, in: table), subtree(destination, target).contains(made)
+                    else { continue }
                     try repoint(table, column, into: madeTable, target: target, through: entityMapping.name)
                     if case .toOne(let owner, let name) = column.role,
                         destination.entity(named: owner)?.relationship(named: name)?.declaration.isOptional == false
                     {
-                        let check = checkBuilder.required("\(owner).\(name) is set", owner: owner, table: table, column: column)
+                        let check = checkBuilder.required(
+                            "\(owner).\(name) is set", owner: owner, table: table, column: column)
                         if !checks.contains(check) { checks.append(check) }
                     }
                 }
             }
-            for check in checkBuilder.referenceChecks(into: madeTable.name) where !checks.contains(check) { checks.append(check) }
+            for check in checkBuilder.referenceChecks(into: madeTable.name) where !checks.contains(check) {
+                checks.append(check)
+            }
         }
     }
 
@@ -59,7 +63,11 @@ extension SegmentPlanner {
                     guard let from = old.column(for: column.role) else { continue }
                     let c = SQLText.q(column.name)
                     sets.append(
-                        "\(c) = coalesce(\(c), (SELECT s.\(SQLText.q(from.name)) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_PK = \(SQLText.q(build)).Z_PK))")
+                        """
+                        \(c) = coalesce(\(c), (SELECT s.\(SQLText.q(from.name)) FROM \(SQLText.q(old.name)) AS s WHERE \
+                        s.Z_PK = \(SQLText.q(build)).Z_PK))
+                        """
+                    )
                 default: continue
                 }
             }
@@ -67,7 +75,11 @@ extension SegmentPlanner {
             steps.append(
                 .updateRows(
                     .init(
-                        summary: "carry \(table.name)'s keys and positions of other entities' to-many relationships from the source rows",
+                        summary:
+                            """
+                            carry \(table.name)'s keys and positions of other entities' to-many relationships from the \
+                            source rows
+                            """,
                         sql: ["UPDATE \(SQLText.q(build)) SET \(sets.joined(separator: ", "))"],
                         cost: .update(rows: try countAfter(table.name)), table: build)))
         }
@@ -77,46 +89,73 @@ extension SegmentPlanner {
     /// (the column on its destination's table), a join table side.
     func referencedEntity(_ column: Column, in table: Table) -> String? {
         switch column.role {
-        case .toOne(let owner, let name): destination.entity(named: owner)?.relationship(named: name)?.declaration.destination
+        case .toOne(let owner, let name):
+            destination.entity(named: owner)?.relationship(named: name)?.declaration.destination
         case .toManyKey(let owner, _): owner
         case .joinKey(let entity, _): entity
         default: nil
         }
     }
 
-    mutating func repoint(_ table: Table, _ column: Column, into madeTable: Table, target: String, through mappingName: String) throws {
+    mutating func repoint(
+        _ table: Table, _ column: Column, into madeTable: Table, target: String, through mappingName: String
+    ) throws {
         let targets = SQLText.list(numbers(destinationLayout, subtree(destination, target)))
         let names = subtree(destination, target).map { "'\($0)'" }.joined(separator: ", ")
         let c = SQLText.q(column.name)
         let t = SQLText.q(table.name)
         let unresolved =
-            "\(t).\(c) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(madeTable.name)) AS d WHERE d.Z_PK = \(t).\(c) AND d.Z_ENT IN (\(targets)))"
+            """
+            \(t).\(c) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(madeTable.name)) AS d WHERE d.Z_PK = \
+            \(t).\(c) AND d.Z_ENT IN (\(targets)))
+            """
         let associated = """
-            (SELECT min(a.destination) FROM mm_associations AS a WHERE a.mapping = ? AND a.source = \(t).\(c) AND a.entity IN (\(names)))
+            (SELECT min(a.destination) FROM mm_associations AS a WHERE a.mapping = ? AND a.source = \(t).\(c) AND \
+            a.entity IN (\(names)))
             """
         var statements: [SQLFragment] = []
         if case .joinKey = column.role {
             // A pair whose old object was merged into one already paired is the same
             // pair: the update leaves it (OR IGNORE) and the delete removes it.
-            statements.append(SQLFragment("UPDATE OR IGNORE \(t) SET \(c) = \(associated) WHERE \(unresolved)", [.text(mappingName)]))
+            statements.append(
+                SQLFragment("UPDATE OR IGNORE \(t) SET \(c) = \(associated) WHERE \(unresolved)", [.text(mappingName)]))
             statements.append(SQLFragment("DELETE FROM \(t) WHERE \(unresolved)"))
         } else {
             var sets = ["\(c) = \(associated)"]
             var arguments: [DatabaseValue] = [.text(mappingName)]
-            if case .toOne(let owner, let name) = column.role, let entityColumn = table.column(for: .toOneEntity(entity: owner, relationship: name)) {
-                sets.append("\(SQLText.q(entityColumn.name)) = (SELECT d.Z_ENT FROM \(SQLText.q(madeTable.name)) AS d WHERE d.Z_PK = \(associated))")
+            if case .toOne(let owner, let name) = column.role,
+                let entityColumn = table.column(for: .toOneEntity(entity: owner, relationship: name))
+            {
+                sets.append(
+                    """
+                    \(SQLText.q(entityColumn.name)) = (SELECT d.Z_ENT FROM \(SQLText.q(madeTable.name)) AS d WHERE \
+                    d.Z_PK = \(associated))
+                    """
+                )
                 arguments.append(.text(mappingName))
             }
-            if case .toManyKey(let owner, let name) = column.role, let order = table.column(for: .order(entity: owner, relationship: name)) {
-                sets.append("\(SQLText.q(order.name)) = CASE WHEN \(associated) IS NULL THEN NULL ELSE \(SQLText.q(order.name)) END")
+            if case .toManyKey(let owner, let name) = column.role,
+                let order = table.column(for: .order(entity: owner, relationship: name))
+            {
+                sets.append(
+                    """
+                    \(SQLText.q(order.name)) = CASE WHEN \(associated) IS NULL THEN NULL ELSE \(SQLText.q(order.name)) \
+                    END
+                    """
+                )
                 arguments.append(.text(mappingName))
             }
-            statements.append(SQLFragment("UPDATE \(t) SET \(sets.joined(separator: ", ")) WHERE \(unresolved)", arguments))
+            statements.append(
+                SQLFragment("UPDATE \(t) SET \(sets.joined(separator: ", ")) WHERE \(unresolved)", arguments))
         }
         steps.append(
             .updateRows(
                 .init(
-                    summary: "point \(table.name).\(column.name) at the \(target) objects policy mapping \(mappingName) associated with the old ones",
+                    summary:
+                        """
+                        point \(table.name).\(column.name) at the \(target) objects policy mapping \(mappingName) \
+                        associated with the old ones
+                        """,
                     statements: statements, cost: .update(rows: try countAfter(table.name)), table: table.name)))
     }
 }

@@ -24,7 +24,12 @@ extension SegmentPlanner {
             .updateRows(
                 .init(
                     summary: "renumber the entities of Core Data's persistent history (ACHANGE.ZENTITY)",
-                    sql: ["UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(cases) END WHERE ZENTITY IN (\(SQLText.list(moves.map(\.0))))"],
+                    sql: [
+                        """
+                        UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(cases) END WHERE ZENTITY IN \
+                        (\(SQLText.list(moves.map(\.0))))
+                        """
+                    ],
                     cost: .update(rows: historyRows), table: "ACHANGE")))
     }
 
@@ -34,7 +39,8 @@ extension SegmentPlanner {
         let new = destinationLayout.entityNumbers
         let renumbered = destination.entities.contains { entity in
             // An additional mapping's objects are new: their number is new, not changed.
-            !mapping.isAdditional(destination: entity.name) && sourceEntity(for: entity.name).flatMap { old[$0.name] }.map { $0 != new[entity.name] } ?? false
+            !mapping.isAdditional(destination: entity.name)
+                && sourceEntity(for: entity.name).flatMap { old[$0.name] }.map { $0 != new[entity.name] } ?? false
         }
         if renumbered {
             // Numbers move between entities: rewrite the table, each entity keeping
@@ -50,7 +56,12 @@ extension SegmentPlanner {
                 let counter =
                     sourceEntity(for: entity.name).flatMap { old[$0.name] }
                     .map { "coalesce((SELECT Z_MAX FROM MM_OLD_PRIMARYKEY WHERE Z_ENT = \($0)), 0)" } ?? "0"
-                sql.append("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(number), '\(entity.name)', \(parent), \(counter))")
+                sql.append(
+                    """
+                    INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(number), '\(entity.name)', \
+                    \(parent), \(counter))
+                    """
+                )
             }
             sql.append("DROP TABLE MM_OLD_PRIMARYKEY")
         } else {
@@ -66,19 +77,32 @@ extension SegmentPlanner {
                     if let stored = storedKeyNumbers, !stored.contains(number) {
                         sql.append(
                             """
-                            INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) SELECT \(number), '\(entity.name)', \(parent), 0 \
-                            WHERE NOT EXISTS (SELECT 1 FROM Z_PRIMARYKEY WHERE Z_ENT = \(number))
+                            INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) SELECT \(number), \
+                            '\(entity.name)', \(parent), 0 WHERE NOT EXISTS (SELECT 1 FROM Z_PRIMARYKEY WHERE Z_ENT = \
+                            \(number))
                             """)
                     }
-                    sql.append("UPDATE Z_PRIMARYKEY SET Z_NAME = '\(entity.name)', Z_SUPER = \(parent) WHERE Z_ENT = \(number)")
+                    sql.append(
+                        "UPDATE Z_PRIMARYKEY SET Z_NAME = '\(entity.name)', Z_SUPER = \(parent) WHERE Z_ENT = \(number)"
+                    )
                 } else {
-                    sql.append("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(number), '\(entity.name)', \(parent), 0)")
+                    sql.append(
+                        """
+                        INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(number), '\(entity.name)', \
+                        \(parent), 0)
+                        """
+                    )
                 }
             }
         }
         for table in destinationLayout.tables where table.joinRelationship == nil {
             guard let number = new[table.entity] else { continue }
-            sql.append("UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, coalesce((SELECT max(Z_PK) FROM \(SQLText.q(table.name))), 0)) WHERE Z_ENT = \(number)")
+            sql.append(
+                """
+                UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, coalesce((SELECT max(Z_PK) FROM \(SQLText.q(table.name))), \
+                0)) WHERE Z_ENT = \(number)
+                """
+            )
         }
         steps.append(
             .entityNumbers(
@@ -93,13 +117,18 @@ extension SegmentPlanner {
     /// resolving (`CheckBuilder`); required attributes copied from required ones
     /// were checked when they were written.
     mutating func addRebuildChecks(_ table: Table) {
-        for check in checkBuilder.checks(for: table, skippingRequired: { copiedFromRequired($0, $1) || computedRequired($0, $1) })
+        for check in checkBuilder.checks(
+            for: table, skippingRequired: { copiedFromRequired($0, $1) || computedRequired($0, $1) })
         where !checks.contains(check) { checks.append(check) }
         // A rebuild may leave rows out (entities removed or moved out of the
         // hierarchy): the to-manys into the table must still hold their minCount.
-        for check in checkBuilder.memberCountChecks(into: table.name) where !checks.contains(check) { checks.append(check) }
+        for check in checkBuilder.memberCountChecks(into: table.name) where !checks.contains(check) {
+            checks.append(check)
+        }
         // The pairs written into it hold the counts of the to-manys they make up.
-        for check in checkBuilder.storedCountChecks(in: table.name) where !checks.contains(check) { checks.append(check) }
+        for check in checkBuilder.storedCountChecks(in: table.name) where !checks.contains(check) {
+            checks.append(check)
+        }
     }
 
     /// True when every entity storing this attribute computes it with a mapping
@@ -108,7 +137,8 @@ extension SegmentPlanner {
         let storing = destination.entities.filter { lineageNames(destination, $0.name).contains(owner) }
         guard !storing.isEmpty else { return false }
         return storing.allSatisfy { entity in
-            guard let mapping = mapping.mapping(forDestination: entity.name), mapping.kind != .custom, sourceEntity(for: entity.name) != nil,
+            guard let mapping = mapping.mapping(forDestination: entity.name), mapping.kind != .custom,
+                sourceEntity(for: entity.name) != nil,
                 case .expression? = mapping.property(property)?.source
             else { return false }
             return true
@@ -141,24 +171,31 @@ extension SegmentPlanner {
         checks += checkBuilder.referenceChecks(into: table)
     }
 
-    mutating func warnDropped(_ mapping: EntityMapping?, sourceEntity: CompiledEntity, numbers: [Int], policy: Bool = false) throws {
+    mutating func warnDropped(
+        _ mapping: EntityMapping?, sourceEntity: CompiledEntity, numbers: [Int], policy: Bool = false
+    ) throws {
         guard let mapping, let table = sourceLayout.table(forEntity: sourceEntity.root) else { return }
         // What another mapping of the same source entity reads is not dropped.
-        for property in mapping.droppedProperties where self.mapping.droppedProperties(ofSource: sourceEntity.name).contains(property) {
+        for property in mapping.droppedProperties
+        where self.mapping.droppedProperties(ofSource: sourceEntity.name).contains(property) {
             // A policy reads every source property; what it keeps is its business.
             if policy { break }
             if let column = sourceColumn(sourceEntity, property), !pairsCountedElsewhere(sourceEntity.name, property) {
                 let values = try countValues(table.name, column.name, numbers)
-                if let warning = Self.droppedWarning("\(sourceEntity.name).\(property)", values: values) { warnings.append(warning) }
+                if let warning = Self.droppedWarning("\(sourceEntity.name).\(property)", values: values) {
+                    warnings.append(warning)
+                }
             }
         }
         for property in mapping.properties {
             if case .convert(let from, .widen) = property.source, let old = sourceEntity.attribute(named: from),
                 old.declaration.type == .integer64,
-                destination.entity(named: mapping.destination ?? "")?.attribute(named: property.name)?.declaration.type == .double,
+                destination.entity(named: mapping.destination ?? "")?.attribute(named: property.name)?.declaration.type
+                    == .double,
                 let column = sourceColumn(sourceEntity, from)
             {
-                try warnPrecisionLoss("\(sourceEntity.name).\(from)", table: table.name, column: column.name, numbers: numbers)
+                try warnPrecisionLoss(
+                    "\(sourceEntity.name).\(from)", table: table.name, column: column.name, numbers: numbers)
             }
         }
     }
@@ -177,8 +214,15 @@ extension SegmentPlanner {
         warnings.append(
             MigrationWarning(
                 message: lost.map {
-                    "\(property): integer64 → double changes \($0) value\($0 == 1 ? "" : "s") beyond 2^53, which no double holds exactly"
-                } ?? "\(property): integer64 → double changes any value beyond 2^53, which no double holds exactly (not counted here)",
+                    """
+                    \(property): integer64 → double changes \($0) value\($0 == 1 ? "" : "s") beyond 2^53, which no \
+                    double holds exactly
+                    """
+                }
+                    ?? """
+                    \(property): integer64 → double changes any value beyond 2^53, which no double holds exactly (not \
+                    counted here)
+                    """,
                 isDestructive: true, subject: property, count: lost))
     }
 
@@ -189,8 +233,10 @@ extension SegmentPlanner {
     /// nothing is lost, and when both sides of a one-to-one are dropped the pairs are
     /// counted once, on the side whose entity (then name) sorts first.
     func pairsCountedElsewhere(_ entity: String, _ property: String) -> Bool {
-        guard let relationship = source.entity(named: entity)?.relationship(named: property), let inverse = relationship.declaration.inverse,
-            let owner = relationship.inverseEntity, let other = source.entity(named: owner)?.relationship(named: inverse)
+        guard let relationship = source.entity(named: entity)?.relationship(named: property),
+            let inverse = relationship.declaration.inverse,
+            let owner = relationship.inverseEntity,
+            let other = source.entity(named: owner)?.relationship(named: inverse)
         else { return false }
         // The inverse's pairs are carried by a destination relationship whose
         // destination entity still holds this entity's objects.
@@ -204,9 +250,12 @@ extension SegmentPlanner {
                         default: nil
                         }
                     guard from == inverse, let made = readerMapping.destination,
-                        let target = destination.entity(named: made)?.relationship(named: property.name)?.declaration.destination
+                        let target = destination.entity(named: made)?.relationship(named: property.name)?.declaration
+                            .destination
                     else { continue }
-                    if !becomes.isEmpty, becomes.allSatisfy({ subtree(destination, target).contains($0) }) { return true }
+                    if !becomes.isEmpty, becomes.allSatisfy({ subtree(destination, target).contains($0) }) {
+                        return true
+                    }
                 }
             }
         }
@@ -233,7 +282,8 @@ extension SegmentPlanner {
         }
         guard values > 0 else { return nil }
         return MigrationWarning(
-            message: "\(property) is dropped: \(values) non-nil value\(values == 1 ? "" : "s") will be lost", isDestructive: true, subject: property,
+            message: "\(property) is dropped: \(values) non-nil value\(values == 1 ? "" : "s") will be lost",
+            isDestructive: true, subject: property,
             count: values)
     }
 
@@ -246,7 +296,9 @@ extension SegmentPlanner {
             case .attribute(let e, let p), .toOne(let e, let p): (entity, property, rowsOf) = (e, p, e)
             case .toManyKey(let e, let p):
                 // The key sits on the destination's rows.
-                guard let destination = source.entity(named: e)?.relationship(named: p)?.declaration.destination else { continue }
+                guard let destination = source.entity(named: e)?.relationship(named: p)?.declaration.destination else {
+                    continue
+                }
                 (entity, property, rowsOf) = (e, p, destination)
             default: continue
             }
@@ -264,8 +316,8 @@ extension SegmentPlanner {
             warnings.append(
                 MigrationWarning(
                     message: """
-                        table \(table.name) is dropped with its rows (entity \(table.entity) removed; an earlier hop of this run \
-                        makes it, so its rows are not counted before the apply)
+                        table \(table.name) is dropped with its rows (entity \(table.entity) removed; an earlier hop \
+                        of this run makes it, so its rows are not counted before the apply)
                         """, isDestructive: true, subject: table.entity))
             return
         }
@@ -281,7 +333,8 @@ extension SegmentPlanner {
             warnings.append(
                 MigrationWarning(
                     message: """
-                        table \(table.name) is dropped with its \(rows) row\(rows == 1 ? "" : "s") (entity \(table.entity) removed)
+                        table \(table.name) is dropped with its \(rows) row\(rows == 1 ? "" : "s") (entity \
+                        \(table.entity) removed)
                         """, isDestructive: true, subject: table.entity, count: rows))
         }
     }

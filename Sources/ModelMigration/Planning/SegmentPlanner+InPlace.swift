@@ -12,12 +12,19 @@ extension SegmentPlanner {
         guard table.joinRelationship == nil else { return nil }
         let hierarchy = destination.entities.filter { $0.root == table.entity }
         // A table of an additional mapping's objects is built from its source table, never renamed from it.
-        let sourceRoots = Set(hierarchy.filter { !mapping.isAdditional(destination: $0.name) }.compactMap { sourceEntity(for: $0.name)?.root })
-        guard let root = sourceRoots.first, let old = sourceLayout.table(forEntity: root), old.name != table.name else { return nil }
+        let sourceRoots = Set(
+            hierarchy.filter { !mapping.isAdditional(destination: $0.name) }.compactMap {
+                sourceEntity(for: $0.name)?.root
+            })
+        guard let root = sourceRoots.first, let old = sourceLayout.table(forEntity: root), old.name != table.name else {
+            return nil
+        }
         return old.name
     }
 
-    func tableRenamed(_ name: String) -> Bool { sourceLayout.table(named: name) != nil && destinationLayout.table(named: name) == nil }
+    func tableRenamed(_ name: String) -> Bool {
+        sourceLayout.table(named: name) != nil && destinationLayout.table(named: name) == nil
+    }
     func tableRenamedInto(_ name: String) -> Bool {
         guard let table = destinationLayout.table(named: name) else { return false }
         return tableRenamedFrom(table) != nil
@@ -35,10 +42,13 @@ extension SegmentPlanner {
         switch column.role {
         case .primaryKey, .entityNumber, .changeCounter: return .same(column.name)
         case .attribute(let owner, let property):
-            guard let entity = destination.entity(named: owner), let attribute = entity.attribute(named: property) else { return nil }
+            guard let entity = destination.entity(named: owner), let attribute = entity.attribute(named: property)
+            else { return nil }
             // Every entity whose rows hold the column must fill it the same way: a
             // property moved up a hierarchy comes from each subentity's own mapping.
-            let storing = destination.entities.filter { lineageNames(destination, $0.name).contains(owner) && sourceEntity(for: $0.name) != nil }
+            let storing = destination.entities.filter {
+                lineageNames(destination, $0.name).contains(owner) && sourceEntity(for: $0.name) != nil
+            }
             var result: InPlace?
             for name in storing.isEmpty ? [owner] : storing.map(\.name) {
                 guard let how = inPlace(column, attribute: attribute, storedBy: name) else { return nil }
@@ -47,7 +57,8 @@ extension SegmentPlanner {
             }
             return result
         case .toOne(let owner, let name):
-            guard let entity = destination.entity(named: owner), let relationship = entity.relationship(named: name) else { return nil }
+            guard let entity = destination.entity(named: owner), let relationship = entity.relationship(named: name)
+            else { return nil }
             // Filled through a key path (a mapping file's value): computed in a rebuild.
             if subtree(destination, owner).contains(where: { isComputed($0, name) }) { return nil }
             guard let found = pairs(for: entity, relationship) else { return .constant("NULL") }
@@ -59,21 +70,27 @@ extension SegmentPlanner {
             }
             return nil
         case .order(let owner, let name):
-            guard let entity = destination.entity(named: owner), let relationship = entity.relationship(named: name) else { return nil }
+            guard let entity = destination.entity(named: owner), let relationship = entity.relationship(named: name)
+            else { return nil }
             guard let found = pairs(for: entity, relationship) else { return .constant("NULL") }
             if case .reverseColumn(_, _, let order?) = found.source, !found.reversed { return .same(order) }
             return nil
         case .toManyKey(let owner, let name):
-            guard let entity = destination.entity(named: owner), let relationship = entity.relationship(named: name) else { return nil }
+            guard let entity = destination.entity(named: owner), let relationship = entity.relationship(named: name)
+            else { return nil }
             guard let found = pairs(for: entity, relationship) else { return .constant("NULL") }
-            if case .reverseColumn(let tableName, let column, _) = found.source, !found.reversed, tableName == (tableRenamedFrom(table) ?? table.name) {
+            if case .reverseColumn(let tableName, let column, _) = found.source, !found.reversed,
+                tableName == (tableRenamedFrom(table) ?? table.name)
+            {
                 return .same(column)
             }
             return nil
         case .toOneEntity:
             // Kept when the table already has it; otherwise added empty and set by
             // `entityTypeSteps` from the destination rows.
-            if let old = sourceLayout.table(named: tableRenamedFrom(table) ?? table.name), old.column(for: column.role)?.name == column.name {
+            if let old = sourceLayout.table(named: tableRenamedFrom(table) ?? table.name),
+                old.column(for: column.role)?.name == column.name
+            {
                 return .same(column.name)
             }
             return .constant("NULL")
@@ -87,12 +104,16 @@ extension SegmentPlanner {
         let type = attribute.declaration.type
         switch mapping.mapping(forDestination: entity)?.property(attribute.name)?.source {
         case .copy(let from)?:
-            guard let sourceEntity = sourceEntity(for: entity), let old = sourceColumn(sourceEntity, from), old.type == column.type,
-                sourceEntity.attribute(named: from)?.declaration.allowsExternalStorage == attribute.declaration.allowsExternalStorage
+            guard let sourceEntity = sourceEntity(for: entity), let old = sourceColumn(sourceEntity, from),
+                old.type == column.type,
+                sourceEntity.attribute(named: from)?.declaration.allowsExternalStorage
+                    == attribute.declaration.allowsExternalStorage
             else { return nil }
             return .same(old.name)
         case .convert(let from, .widen)?:
-            guard let sourceEntity = sourceEntity(for: entity), let old = sourceColumn(sourceEntity, from), old.type == column.type else { return nil }
+            guard let sourceEntity = sourceEntity(for: entity), let old = sourceColumn(sourceEntity, from),
+                old.type == column.type
+            else { return nil }
             // Widened and made required in one go: nil values take the default too.
             if !attribute.declaration.isOptional, let value = attribute.declaration.defaultValue,
                 sourceEntity.attribute(named: from)?.declaration.isOptional == true
@@ -101,7 +122,9 @@ extension SegmentPlanner {
             }
             return .same(old.name)
         case .convert(let from, .fillDefault)?:
-            guard let sourceEntity = sourceEntity(for: entity), let old = sourceColumn(sourceEntity, from), old.type == column.type else { return nil }
+            guard let sourceEntity = sourceEntity(for: entity), let old = sourceColumn(sourceEntity, from),
+                old.type == column.type
+            else { return nil }
             return .fill(old.name, SQLText.literal(attribute.declaration.defaultValue, as: type))
         case .defaultValue(let value)?:
             return .constant(SQLText.literal(value, as: type))
@@ -122,13 +145,15 @@ extension SegmentPlanner {
         // Every source entity in the old table must stay in this table or be removed.
         for entity in source.entities where sourceLayout.table(forEntity: entity.root)?.name == old.name {
             if let destination = mapping.keeper(ofSource: entity.name)?.destination,
-                destinationLayout.table(forEntity: self.destination.entity(named: destination)!.root)?.name != table.name
+                destinationLayout.table(forEntity: self.destination.entity(named: destination)!.root)?.name
+                    != table.name
             {
                 return false
             }
         }
         if mapping.entityMappings.contains(where: {
-            ($0.kind == .custom || $0.filter != nil) && $0.destination.map { destination.entity(named: $0)?.root } == table.entity
+            ($0.kind == .custom || $0.filter != nil)
+                && $0.destination.map { destination.entity(named: $0)?.root } == table.entity
         }) {
             return false
         }
@@ -139,7 +164,9 @@ extension SegmentPlanner {
             case .same(let name), .fill(let name, _):
                 guard old.columns.contains(where: { $0.name == name }), used.insert(name).inserted else { return false }
             case .constant:
-                if old.columns.contains(where: { $0.name == column.name }) && !table.columns.contains(where: { inPlace($0, of: table) == .same(column.name) }) {
+                if old.columns.contains(where: { $0.name == column.name })
+                    && !table.columns.contains(where: { inPlace($0, of: table) == .same(column.name) })
+                {
                     // A stale column of that name would have to go first.
                     return false
                 }
@@ -170,7 +197,8 @@ extension SegmentPlanner {
                 .renameTable(
                     .init(
                         summary: "rename table \(oldName) to \(table.name)",
-                        sql: ["ALTER TABLE \(SQLText.q(current)) RENAME TO \(SQLText.q(table.name))"], cost: .constant, table: table.name)))
+                        sql: ["ALTER TABLE \(SQLText.q(current)) RENAME TO \(SQLText.q(table.name))"], cost: .constant,
+                        table: table.name)))
         }
         let used = Set(
             table.columns.compactMap { column -> String? in
@@ -200,9 +228,12 @@ extension SegmentPlanner {
                 destination.entity(named: owner)?.attribute(named: property)?.declaration.isOptional == false,
                 !copiedFromRequired(owner, property),
                 // Inference's optional → required is a requirement checked before the hop.
-                !(mapping.requirements ?? []).contains(where: { $0.kind == .noNil && $0.entity == owner && $0.property == property })
+                !(mapping.requirements ?? []).contains(where: {
+                    $0.kind == .noNil && $0.entity == owner && $0.property == property
+                })
             else { continue }
-            let check = checkBuilder.required("\(owner).\(property) has a value", owner: owner, table: table, column: column)
+            let check = checkBuilder.required(
+                "\(owner).\(property) has a value", owner: owner, table: table, column: column)
             if !checks.contains(check) { checks.append(check) }
         }
     }
@@ -212,10 +243,13 @@ extension SegmentPlanner {
         for column in dropped {
             let kept: Bool
             switch column.role {
-            case .attribute(let entity, let property), .toOne(let entity, let property), .toManyKey(let entity, let property):
+            case .attribute(let entity, let property), .toOne(let entity, let property),
+                .toManyKey(let entity, let property):
                 kept = mapping.entityMappings.contains { m in
                     // An additional mapping's rows were built from the old table before it changes.
-                    guard let s = m.source, m.kind != .remove, !mapping.isAdditional(m), lineageNames(source, s).contains(entity) else { return false }
+                    guard let s = m.source, m.kind != .remove, !mapping.isAdditional(m),
+                        lineageNames(source, s).contains(entity)
+                    else { return false }
                     return !m.droppedProperties.contains(property)
                         && m.properties.contains { p in
                             switch p.source {
@@ -230,8 +264,8 @@ extension SegmentPlanner {
                 throw PlanningError(
                     .failed,
                     """
-                    refusing to plan: \(old.name).\(column.name) would be dropped although the mapping keeps its values \
-                    (this is a bug in the planner; please report it)
+                    refusing to plan: \(old.name).\(column.name) would be dropped although the mapping keeps its \
+                    values (this is a bug in the planner; please report it)
                     """)
             }
         }
@@ -280,20 +314,25 @@ extension SegmentPlanner {
     /// Renames that land on a name another column still has (suffixes shifting
     /// when a property takes a name before them, numbers changing) go through
     /// temporary names, all at once.
-    mutating func renameColumns(_ renames: [(from: String, to: String)], of table: Table, from old: Table, dropped: [Column]) {
+    mutating func renameColumns(
+        _ renames: [(from: String, to: String)], of table: Table, from old: Table, dropped: [Column]
+    ) {
         let oldName = old.name
         let remaining = Set(old.columns.map(\.name)).subtracting(dropped.map(\.name))
         let collides = renames.contains { rename in remaining.contains(rename.to) }
         let moves: [(String, String)] =
             collides
-            ? renames.enumerated().map { ($0.element.from, "MM_TMP_\($0.offset)") } + renames.enumerated().map { ("MM_TMP_\($0.offset)", $0.element.to) }
+            ? renames.enumerated().map { ($0.element.from, "MM_TMP_\($0.offset)") }
+                + renames.enumerated().map { ("MM_TMP_\($0.offset)", $0.element.to) }
             : renames.map { ($0.from, $0.to) }
         for (from, to) in moves {
             steps.append(
                 .renameColumn(
                     .init(
                         summary: "rename \(table.name).\(from) to \(to)",
-                        sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME COLUMN \(SQLText.q(from)) TO \(SQLText.q(to))"],
+                        sql: [
+                            "ALTER TABLE \(SQLText.q(table.name)) RENAME COLUMN \(SQLText.q(from)) TO \(SQLText.q(to))"
+                        ],
                         cost: .constant, table: table.name)))
         }
         if !renames.isEmpty {
@@ -313,7 +352,11 @@ extension SegmentPlanner {
                     .addColumn(
                         .init(
                             summary: "add \(table.name).\(column.name)",
-                            sql: ["ALTER TABLE \(SQLText.q(table.name)) ADD COLUMN \(SQLText.q(column.name)) \(column.type)"],
+                            sql: [
+                                """
+                                ALTER TABLE \(SQLText.q(table.name)) ADD COLUMN \(SQLText.q(column.name)) \(column.type)
+                                """
+                            ],
                             cost: .constant, table: table.name)))
                 if !scope.isEmpty {
                     steps.append(
@@ -334,14 +377,22 @@ extension SegmentPlanner {
             steps.append(
                 .addColumn(
                     .init(
-                        summary: "add \(table.name).\(column.name)\(defaultClause.isEmpty ? "" : " (default \(literal))")",
-                        sql: ["ALTER TABLE \(SQLText.q(table.name)) ADD COLUMN \(SQLText.q(column.name)) \(column.type)\(defaultClause)"],
+                        summary:
+                            "add \(table.name).\(column.name)\(defaultClause.isEmpty ? "" : " (default \(literal))")",
+                        sql: [
+                            """
+                            ALTER TABLE \(SQLText.q(table.name)) ADD COLUMN \(SQLText.q(column.name)) \
+                            \(column.type)\(defaultClause)
+                            """
+                        ],
                         cost: .constant, table: table.name)))
         }
     }
 
     /// Nil values of a column made required, filled with its default.
-    mutating func fillColumns(_ fills: [(column: String, literal: String, scope: [Int]?)], of table: Table, from old: Table) throws {
+    mutating func fillColumns(
+        _ fills: [(column: String, literal: String, scope: [Int]?)], of table: Table, from old: Table
+    ) throws {
         let oldName = old.name
         // A fill writes the same value into many rows: a unique index this version
         // no longer has (or has changed) goes first, or it would refuse values the
@@ -351,11 +402,15 @@ extension SegmentPlanner {
             let now = index.renamingColumns(columnRenames[oldName] ?? [:])
             var moved = now
             moved.table = table.name
-            guard !kept.contains(SchemaSQL.createIndex(moved)), !droppedBeforeFill.contains(index.name) else { continue }
+            guard !kept.contains(SchemaSQL.createIndex(moved)), !droppedBeforeFill.contains(index.name) else {
+                continue
+            }
             droppedBeforeFill.insert(index.name)
             steps.append(
                 .dropIndex(
-                    .init(summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"], cost: .constant, table: table.name)))
+                    .init(
+                        summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"],
+                        cost: .constant, table: table.name)))
         }
         for (column, literal, scope) in fills {
             if let scope, scope.isEmpty { continue }
@@ -365,7 +420,12 @@ extension SegmentPlanner {
                 .updateRows(
                     .init(
                         summary: "fill nil values of \(table.name).\(column) with \(literal)",
-                        sql: ["UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column)) = \(literal) WHERE \(SQLText.q(column)) IS NULL\(only)"],
+                        sql: [
+                            """
+                            UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column)) = \(literal) WHERE \
+                            \(SQLText.q(column)) IS NULL\(only)
+                            """
+                        ],
                         cost: .update(rows: rows), table: table.name)))
         }
     }
@@ -380,14 +440,16 @@ extension SegmentPlanner {
             if rows > 0 {
                 warnings.append(
                     MigrationWarning(
-                        message: "entity \(entity.name) is removed: its \(rows) row\(rows == 1 ? " is" : "s are") deleted",
+                        message:
+                            "entity \(entity.name) is removed: its \(rows) row\(rows == 1 ? " is" : "s are") deleted",
                         isDestructive: true, subject: entity.name, count: rows))
             }
             steps.append(
                 .deleteRows(
                     .init(
                         summary: "delete the rows of removed entity \(entity.name)",
-                        sql: ["DELETE FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number)"], cost: .update(rows: rows), table: table.name)))
+                        sql: ["DELETE FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number)"],
+                        cost: .update(rows: rows), table: table.name)))
             addReferenceChecks(into: table.name)
         }
     }
@@ -396,9 +458,13 @@ extension SegmentPlanner {
     /// numbers (as the rows have them before this hop) of the rows that hold it;
     /// `nil` when every row of the table does.
     func ownerScope(_ column: Column, in table: Table) -> [Int]? {
-        guard case .attribute(let owner, _) = column.role, let entity = destination.entity(named: owner), entity.parent != nil else { return nil }
+        guard case .attribute(let owner, _) = column.role, let entity = destination.entity(named: owner),
+            entity.parent != nil
+        else { return nil }
         let members = Set(subtree(destination, owner))
-        guard destination.entities.contains(where: { $0.root == table.entity && !members.contains($0.name) }) else { return nil }
+        guard destination.entities.contains(where: { $0.root == table.entity && !members.contains($0.name) }) else {
+            return nil
+        }
         return members.compactMap { sourceEntity(for: $0) }.compactMap { sourceLayout.entityNumbers[$0.name] }.sorted()
     }
 }

@@ -39,7 +39,8 @@ extension SegmentPlanner {
         let own = pairs(for: entity, relationship)
         var groups: [(found: FoundPairs, owners: [String])] = []
         for name in subtree(destination, entity.name) {
-            guard let owner = destination.entity(named: name), let inherited = owner.relationship(named: relationship.name),
+            guard let owner = destination.entity(named: name),
+                let inherited = owner.relationship(named: relationship.name),
                 let sourceOwner = sourceEntity(for: name), isSameObjectMapping(name),
                 let found = name == entity.name ? own : pairs(for: owner, inherited)
             else { continue }
@@ -53,7 +54,8 @@ extension SegmentPlanner {
             }
         }
         guard !groups.isEmpty else {
-            return own.map { [JoinPart(found: $0, owners: nil, members: membersFilter(entity, relationship, $0))] } ?? []
+            return own.map { [JoinPart(found: $0, owners: nil, members: membersFilter(entity, relationship, $0))] }
+                ?? []
         }
         return groups.map { group in
             JoinPart(
@@ -67,11 +69,17 @@ extension SegmentPlanner {
     /// relationship's destination entity (or its subentities): Core Data's relationship
     /// mapping holds the destination instances of the source targets made by those
     /// entities' mappings, so a target that left the hierarchy leaves the pair out.
-    func membersFilter(_ entity: CompiledEntity, _ relationship: CompiledRelationship, _ found: FoundPairs) -> (table: String, numbers: [Int])? {
-        guard let target = sourceTarget(entity, relationship, found), let table = sourceLayout.table(forEntity: target.root)?.name else {
+    func membersFilter(_ entity: CompiledEntity, _ relationship: CompiledRelationship, _ found: FoundPairs) -> (
+        table: String, numbers: [Int]
+    )? {
+        guard let target = sourceTarget(entity, relationship, found),
+            let table = sourceLayout.table(forEntity: target.root)?.name
+        else {
             return nil
         }
-        let kept = subtree(destination, relationship.declaration.destination).filter(isSameObjectMapping).flatMap { sourceEntities(for: $0).map(\.name) }
+        let kept = subtree(destination, relationship.declaration.destination).filter(isSameObjectMapping).flatMap {
+            sourceEntities(for: $0).map(\.name)
+        }
         let reachable = Set(subtree(source, target.name))
         guard !reachable.isSubset(of: Set(kept)) else { return nil }
         return (table, numbers(sourceLayout, kept.filter { source.entity(named: $0)?.root == target.root }))
@@ -80,7 +88,8 @@ extension SegmentPlanner {
     /// A mapping whose destination objects keep their source keys: a join row's
     /// owner key is then the same in the source and the destination.
     func isSameObjectMapping(_ destinationEntity: String) -> Bool {
-        guard let entityMapping = mapping.mapping(forDestination: destinationEntity), entityMapping.kind != .custom else { return false }
+        guard let entityMapping = mapping.mapping(forDestination: destinationEntity), entityMapping.kind != .custom
+        else { return false }
         return mapping.mappings(fromSource: entityMapping.source ?? "").count == 1
     }
 
@@ -90,7 +99,9 @@ extension SegmentPlanner {
     /// owners lie in several source tables, where no one filter applies).
     func ownersFilter(_ found: FoundPairs, sourceOwners: [String]) -> (table: String, numbers: [Int])? {
         let roots = Set(sourceOwners.compactMap { source.entity(named: $0)?.root })
-        guard roots.count == 1, let root = roots.first, let table = sourceLayout.table(forEntity: root)?.name else { return nil }
+        guard roots.count == 1, let root = roots.first, let table = sourceLayout.table(forEntity: root)?.name else {
+            return nil
+        }
         // A key path's pairs (or any storage of no one relationship) start at the
         // mapping's own source objects.
         guard let declarer = storageOwner(found) else { return nil }
@@ -124,10 +135,13 @@ extension SegmentPlanner {
     /// pairs of both (Docs/Reference.md, "Many-to-many"; fuzzer seed 1700 trial 215,
     /// where the other sibling's pairs were lost). Join tables with an order column
     /// read each side's order from its own pairs and are left as they are.
-    func inverseOnlyJoinParts(of entity: CompiledEntity, _ relationship: CompiledRelationship, in table: Table) -> [JoinPart] {
+    func inverseOnlyJoinParts(of entity: CompiledEntity, _ relationship: CompiledRelationship, in table: Table)
+        -> [JoinPart]
+    {
         guard !table.columns.contains(where: { if case .order = $0.role { true } else { false } }),
             let inverseName = relationship.declaration.inverse, let inverseOwner = relationship.inverseEntity,
-            let inverseEntity = destination.entity(named: inverseOwner), let inverse = inverseEntity.relationship(named: inverseName)
+            let inverseEntity = destination.entity(named: inverseOwner),
+            let inverse = inverseEntity.relationship(named: inverseName)
         else { return [] }
         // Storage the table's side reads already (whatever its filters) is not read again.
         let own = Set(joinParts(for: entity, relationship).map { Self.storage($0.found.source) })
@@ -135,7 +149,8 @@ extension SegmentPlanner {
         var added: [JoinPart] = []
         for part in joinParts(for: inverseEntity, inverse) where !own.contains(Self.storage(part.found.source)) {
             let flipped = JoinPart(
-                found: FoundPairs(source: part.found.source, reversed: !part.found.reversed), owners: part.members, members: part.owners)
+                found: FoundPairs(source: part.found.source, reversed: !part.found.reversed), owners: part.members,
+                members: part.owners)
             if !added.contains(flipped) { added.append(flipped) }
         }
         return added
@@ -155,10 +170,16 @@ extension SegmentPlanner {
         let select = pairSelect(part.found.source, reversed: part.found.reversed)
         var conditions: [String] = []
         if let owners = part.owners {
-            conditions.append("p.k1 IN (SELECT Z_PK FROM \(SQLText.q(owners.table)) WHERE Z_ENT IN (\(SQLText.list(owners.numbers))))")
+            conditions.append(
+                "p.k1 IN (SELECT Z_PK FROM \(SQLText.q(owners.table)) WHERE Z_ENT IN (\(SQLText.list(owners.numbers))))"
+            )
         }
         if let members = part.members {
-            conditions.append("p.k2 IN (SELECT Z_PK FROM \(SQLText.q(members.table)) WHERE Z_ENT IN (\(SQLText.list(members.numbers))))")
+            conditions.append(
+                """
+                p.k2 IN (SELECT Z_PK FROM \(SQLText.q(members.table)) WHERE Z_ENT IN (\(SQLText.list(members.numbers))))
+                """
+            )
         }
         guard !conditions.isEmpty else { return select }
         return "SELECT p.k1 AS k1, p.k2 AS k2 FROM (\(select)) AS p WHERE \(conditions.joined(separator: " AND "))"

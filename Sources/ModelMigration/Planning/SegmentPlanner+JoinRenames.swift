@@ -29,7 +29,9 @@ extension SegmentPlanner {
         // The new name is free in the source, and the old one is taken by no other
         // destination table (it would be dropped or built under that name).
         if name != table.name {
-            guard sourceLayout.table(named: table.name) == nil, destinationLayout.table(named: name) == nil else { return nil }
+            guard sourceLayout.table(named: table.name) == nil, destinationLayout.table(named: name) == nil else {
+                return nil
+            }
         }
         var renames: [(from: String, to: String)] = []
         for column in table.columns {
@@ -72,6 +74,7 @@ extension SegmentPlanner {
                         cost: .constant, table: table)))
         }
         joinTablesRenamedFrom[table] = rename.old.name
-        columnRenames[rename.old.name] = Dictionary(rename.columns.map { ($0.from, $0.to) }, uniquingKeysWith: { a, _ in a })
+        columnRenames[rename.old.name] = Dictionary(
+            rename.columns.map { ($0.from, $0.to) }, uniquingKeysWith: { a, _ in a })
     }
 }

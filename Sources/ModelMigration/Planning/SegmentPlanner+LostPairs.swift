@@ -11,7 +11,8 @@ extension SegmentPlanner {
     /// dropped and that table is rebuilt or replaced, the column goes with no column
     /// of E's own dropped, so it is counted here.
     mutating func warnLostKeyColumns(_ tables: TablePlan) throws {
-        for old in sourceLayout.tables where tables.rebuilt.contains(old.name) || destinationLayout.table(named: old.name) == nil {
+        for old in sourceLayout.tables
+        where tables.rebuilt.contains(old.name) || destinationLayout.table(named: old.name) == nil {
             let lost = old.columns.filter { column in
                 guard case .toManyKey(let entity, let relationship) = column.role else { return false }
                 return source.entity(named: entity).map { mapping.mappings(fromSource: $0.name).isEmpty } ?? false
@@ -26,30 +27,43 @@ extension SegmentPlanner {
     /// to-many whose destination is no longer ordered, with the rows that lose data.
     mutating func warnLostPairs() throws {
         for entity in source.entities {
-            for relationship in entity.relationships where relationship.declaredIn == entity.name && relationship.declaration.isToMany {
+            for relationship in entity.relationships
+            where relationship.declaredIn == entity.name && relationship.declaration.isToMany {
                 guard let pairs = pairSource(entity, relationship.name) else { continue }
                 // A policy reads every source relationship; what it keeps is its business.
                 let owners = [entity.name, relationship.inverseEntity].compactMap { $0 }
-                if mapping.entityMappings.contains(where: { $0.kind == .custom && owners.contains($0.source ?? "") }) { continue }
+                if mapping.entityMappings.contains(where: { $0.kind == .custom && owners.contains($0.source ?? "") }) {
+                    continue
+                }
                 let kept = destinationRelationships(readingPairsOf: entity, relationship)
                 if case .join(let table, _, _, _) = pairs, kept.isEmpty, isFirstSide(relationship) {
                     let rows = try count(table, nil)
                     if rows > 0 {
-                        let inverse = relationship.declaration.inverse.map { " and its inverse \(relationship.declaration.destination).\($0)" } ?? ""
+                        let inverse =
+                            relationship.declaration.inverse.map {
+                                " and its inverse \(relationship.declaration.destination).\($0)"
+                            } ?? ""
                         warnings.append(
                             MigrationWarning(
                                 message: """
-                                    \(entity.name).\(relationship.name)\(inverse) \(inverse.isEmpty ? "is" : "are") removed: \
-                                    \(rows) pair\(rows == 1 ? "" : "s") of the many-to-many (rows of \(table)) will be deleted
-                                    """, isDestructive: true, subject: "\(entity.name).\(relationship.name)", count: rows))
+                                    \(entity.name).\(relationship.name)\(inverse) \(inverse.isEmpty ? "is" : "are") \
+                                    removed: \(rows) pair\(rows == 1 ? "" : "s") of the many-to-many (rows of \
+                                    \(table)) will be deleted
+                                    """, isDestructive: true, subject: "\(entity.name).\(relationship.name)",
+                                count: rows))
                     }
                 }
-                guard relationship.declaration.isOrdered, !kept.isEmpty, !kept.contains(where: { $0.declaration.isOrdered }) else { continue }
+                guard relationship.declaration.isOrdered, !kept.isEmpty,
+                    !kept.contains(where: { $0.declaration.isOrdered })
+                else { continue }
                 let ordered = try orderedRows(pairs)
                 guard ordered != 0 else { continue }
                 let counted =
                     ordered < 0
-                    ? "the positions of its objects (not counted in a table this large; `migrate plan --exact-counts` counts them)"
+                    ? """
+                    the positions of its objects (not counted in a table this large; `migrate plan --exact-counts` \
+                    counts them)
+                    """
                     : "the position\(ordered == 1 ? "" : "s") of \(ordered) object\(ordered == 1 ? "" : "s") in it"
                 warnings.append(
                     MigrationWarning(
@@ -63,7 +77,9 @@ extension SegmentPlanner {
 
     /// The destination relationships whose pairs are read from a source
     /// relationship: mapped from it, or from its inverse the other way round.
-    func destinationRelationships(readingPairsOf entity: CompiledEntity, _ relationship: CompiledRelationship) -> [CompiledRelationship] {
+    func destinationRelationships(readingPairsOf entity: CompiledEntity, _ relationship: CompiledRelationship)
+        -> [CompiledRelationship]
+    {
         var found: [CompiledRelationship] = []
         for destinationEntity in destination.entities {
             // Inherited ones too: a subentity's mapping reads its own source
@@ -77,7 +93,8 @@ extension SegmentPlanner {
                     found.append(candidate)
                     continue
                 }
-                if let inverse = relationship.declaration.inverse, owner == relationship.inverseEntity, from == inverse {
+                if let inverse = relationship.declaration.inverse, owner == relationship.inverseEntity, from == inverse
+                {
                     found.append(candidate)
                 }
             }
@@ -100,7 +117,11 @@ extension SegmentPlanner {
         case .join(let table, _, _, _):
             return try count(table, nil)
         case .reverseColumn(let table, _, let order?):
-            guard let entities = sourceLayout.table(named: table).map({ t in source.entities.filter { $0.root == t.entity }.map(\.name) }) else { return 0 }
+            guard
+                let entities = sourceLayout.table(named: table).map({ t in
+                    source.entities.filter { $0.root == t.entity }.map(\.name)
+                })
+            else { return 0 }
             return try countValues(table, order, numbers(sourceLayout, entities))
         case .reverseColumn(_, _, nil), .column, .path:
             // A mapping file's key path stores no positions.

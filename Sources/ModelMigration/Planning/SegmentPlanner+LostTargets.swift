@@ -29,10 +29,14 @@ extension SegmentPlanner {
         var result: [LostTargets] = []
         let readers = pairReaders()
         for entity in destination.entities {
-            for relationship in entity.relationships where relationship.declaredIn == entity.name && !relationship.declaration.isTransient {
-                guard let entityMapping = mapping.mapping(forDestination: entity.name), entityMapping.kind != .custom else { continue }
+            for relationship in entity.relationships
+            where relationship.declaredIn == entity.name && !relationship.declaration.isTransient {
+                guard let entityMapping = mapping.mapping(forDestination: entity.name), entityMapping.kind != .custom
+                else { continue }
                 for (found, target) in pairStorages(entity, relationship) {
-                    if let lost = lostTargets(entity, relationship, found, target, readers: readers) { result.append(lost) }
+                    if let lost = lostTargets(entity, relationship, found, target, readers: readers) {
+                        result.append(lost)
+                    }
                 }
             }
         }
@@ -43,14 +47,19 @@ extension SegmentPlanner {
     /// entity its targets belong to: the declaring entity's, and those of
     /// subentities that read it from storage of their own (a relationship moved up
     /// from subentities, each of which kept its own column or join table).
-    func pairStorages(_ entity: CompiledEntity, _ relationship: CompiledRelationship) -> [(FoundPairs, CompiledEntity)] {
+    func pairStorages(_ entity: CompiledEntity, _ relationship: CompiledRelationship) -> [(FoundPairs, CompiledEntity)]
+    {
         var storages: [(FoundPairs, CompiledEntity)] = []
-        if let found = pairs(for: entity, relationship), let target = sourceTarget(entity, relationship, found) { storages.append((found, target)) }
+        if let found = pairs(for: entity, relationship), let target = sourceTarget(entity, relationship, found) {
+            storages.append((found, target))
+        }
         for name in subtree(destination, entity.name).dropFirst() {
             guard let sub = destination.entity(named: name), mapping.mapping(forDestination: name)?.kind != .custom,
                 let reader = sourceEntity(for: name), let from = sourceName(name, relationship.name),
-                !readsAsDeclarer(sub, relationship.name, from: from, in: reader), let storage = pairSource(reader, from),
-                let old = reader.relationship(named: from), let target = source.entity(named: old.declaration.destination),
+                !readsAsDeclarer(sub, relationship.name, from: from, in: reader),
+                let storage = pairSource(reader, from),
+                let old = reader.relationship(named: from),
+                let target = source.entity(named: old.declaration.destination),
                 !storages.contains(where: { Self.storageKey($0.0.source) == Self.storageKey(storage) })
             else { continue }
             storages.append((FoundPairs(source: storage, reversed: false), target))
@@ -66,7 +75,9 @@ extension SegmentPlanner {
         if case .path = found.source { return nil }
         // Pairs another destination relationship (not the inverse) also reads stay for it.
         let inverse = relationship.declaration.inverse.map { "\(relationship.inverseEntity ?? "").\($0)" }
-        if readers[Self.storageKey(found.source), default: []].contains(where: { $0 != "\(entity.name).\(relationship.name)" && $0 != inverse }) {
+        if readers[Self.storageKey(found.source), default: []].contains(where: {
+            $0 != "\(entity.name).\(relationship.name)" && $0 != inverse
+        }) {
             return nil
         }
         let allowed = Set(subtree(destination, relationship.declaration.destination))
@@ -76,7 +87,9 @@ extension SegmentPlanner {
         for name in subtree(source, target.name) where source.entity(named: name)?.isAbstract != true {
             let made = mapping.mappings(fromSource: name)
             if made.contains(where: { $0.kind == .custom }) { custom = true }
-            if !made.contains(where: { $0.kind != .remove && allowed.contains($0.destination ?? "") }) { lost.append(name) }
+            if !made.contains(where: { $0.kind != .remove && allowed.contains($0.destination ?? "") }) {
+                lost.append(name)
+            }
         }
         // Objects a policy makes are re-pointed through its associations.
         guard !custom, !lost.isEmpty else { return nil }
@@ -87,7 +100,8 @@ extension SegmentPlanner {
     func pairReaders() -> [String: Set<String>] {
         var readers: [String: Set<String>] = [:]
         for entity in destination.entities {
-            for relationship in entity.relationships where relationship.declaredIn == entity.name && !relationship.declaration.isTransient {
+            for relationship in entity.relationships
+            where relationship.declaredIn == entity.name && !relationship.declaration.isTransient {
                 guard let found = pairs(for: entity, relationship) else { continue }
                 readers[Self.storageKey(found.source), default: []].insert("\(entity.name).\(relationship.name)")
             }
@@ -105,7 +119,9 @@ extension SegmentPlanner {
     }
 
     /// The source entity whose objects a destination relationship's found pairs point at.
-    func sourceTarget(_ entity: CompiledEntity, _ relationship: CompiledRelationship, _ found: FoundPairs) -> CompiledEntity? {
+    func sourceTarget(_ entity: CompiledEntity, _ relationship: CompiledRelationship, _ found: FoundPairs)
+        -> CompiledEntity?
+    {
         if found.reversed {
             // A to-one column read the other way round holds keys of its own
             // relationship's destination, which may be wider than the inverse's owner
@@ -152,12 +168,16 @@ extension SegmentPlanner {
     /// A source to-one key column with what goes with it: its entity column, and
     /// the position in an ordered inverse.
     func companions(_ tableName: String, _ column: String) -> [String] {
-        guard let table = sourceLayout.table(named: tableName), let key = table.columns.first(where: { $0.name == column }),
+        guard let table = sourceLayout.table(named: tableName),
+            let key = table.columns.first(where: { $0.name == column }),
             case .toOne(let owner, let name) = key.role
         else { return [column] }
         var names = [column]
-        if let entityColumn = table.column(for: .toOneEntity(entity: owner, relationship: name)) { names.append(entityColumn.name) }
-        if let r = source.entity(named: owner)?.relationship(named: name), let inverseOwner = r.inverseEntity, let inverse = r.declaration.inverse,
+        if let entityColumn = table.column(for: .toOneEntity(entity: owner, relationship: name)) {
+            names.append(entityColumn.name)
+        }
+        if let r = source.entity(named: owner)?.relationship(named: name), let inverseOwner = r.inverseEntity,
+            let inverse = r.declaration.inverse,
             let order = table.column(for: .order(entity: inverseOwner, relationship: inverse))
         {
             names.append(order.name)
@@ -175,7 +195,9 @@ extension SegmentPlanner {
             let lostNames = lost.lost.joined(separator: ", ")
             let counted = try countWhere(table, condition, [])
             // Removed entities are not migrated at all; others become objects of another entity.
-            let notMigrated = lost.lost.allSatisfy { name in !mapping.mappings(fromSource: name).contains { $0.kind != .remove } }
+            let notMigrated = lost.lost.allSatisfy { name in
+                !mapping.mappings(fromSource: name).contains { $0.kind != .remove }
+            }
             let asTarget = " as \(lost.relationship.declaration.destination) objects"
             if counted != 0 {
                 let what = clearing == nil ? "pair" : "reference"
@@ -183,7 +205,8 @@ extension SegmentPlanner {
                 warnings.append(
                     MigrationWarning(
                         message: """
-                            \(label): \(amount) to \(lostNames) objects, which are not migrated\(notMigrated ? "" : asTarget), will be removed
+                            \(label): \(amount) to \(lostNames) objects, which are not \
+                            migrated\(notMigrated ? "" : asTarget), will be removed
                             """, isDestructive: true, subject: label, count: counted))
             }
             let q = SQLText.q(table)
@@ -192,14 +215,22 @@ extension SegmentPlanner {
                 steps.append(
                     .updateRows(
                         .init(
-                            summary: "clear \(label)'s references to \(lostNames) objects (no longer \(lost.relationship.declaration.destination) objects)",
+                            summary:
+                                """
+                                clear \(label)'s references to \(lostNames) objects (no longer \
+                                \(lost.relationship.declaration.destination) objects)
+                                """,
                             sql: ["UPDATE \(q) AS f SET \(sets) WHERE \(condition)"],
                             cost: .update(rows: (try? count(table, nil)) ?? 0), table: table)))
             } else {
                 steps.append(
                     .deleteRows(
                         .init(
-                            summary: "delete \(label)'s pairs with \(lostNames) objects (no longer \(lost.relationship.declaration.destination) objects)",
+                            summary:
+                                """
+                                delete \(label)'s pairs with \(lostNames) objects (no longer \
+                                \(lost.relationship.declaration.destination) objects)
+                                """,
                             sql: ["DELETE FROM \(q) AS f WHERE \(condition)"],
                             cost: .update(rows: (try? count(table, nil)) ?? 0), table: table)))
             }
@@ -209,7 +240,9 @@ extension SegmentPlanner {
             let ends = [lost.entity.root, destination.entity(named: lost.relationship.declaration.destination)?.root]
             for root in ends.compactMap({ $0 }) {
                 guard let endTable = destinationLayout.table(forEntity: root) else { continue }
-                for check in checkBuilder.memberCountChecks(into: endTable.name) where !checks.contains(check) { checks.append(check) }
+                for check in checkBuilder.memberCountChecks(into: endTable.name) where !checks.contains(check) {
+                    checks.append(check)
+                }
             }
         }
     }
@@ -224,11 +257,12 @@ extension SegmentPlanner {
         requirements.append(
             MigrationCheck(
                 summary: """
-                    \(lost.entity.name).\(lost.relationship.name) is required, and stored \(owner.name) objects point to \
-                    \(lost.lost.joined(separator: ", ")) objects, which are not migrated as \(r.destination) objects
+                    \(lost.entity.name).\(lost.relationship.name) is required, and stored \(owner.name) objects point \
+                    to \(lost.lost.joined(separator: ", ")) objects, which are not migrated as \(r.destination) objects
                     """,
                 sql: "SELECT count(*) FROM \(SQLText.q(table)) AS f WHERE \(filter)",
-                rowsSQL: "SELECT 'Z_PK ' || f.Z_PK FROM \(SQLText.q(table)) AS f WHERE \(filter) ORDER BY f.Z_PK LIMIT 5",
+                rowsSQL:
+                    "SELECT 'Z_PK ' || f.Z_PK FROM \(SQLText.q(table)) AS f WHERE \(filter) ORDER BY f.Z_PK LIMIT 5",
                 remedy: """
                     make it optional in this version, point those objects elsewhere first, \
                     or write \(file) with a policy for \(lost.entity.name)

@@ -33,7 +33,8 @@ extension SegmentPlanner {
                     var select = "SELECT owner, n FROM (\(counts)) WHERE n < \(minimum) AND owner IN (\(owners))"
                     if !r.isOptional {
                         select +=
-                            " UNION ALL SELECT t.Z_PK AS owner, 0 AS n FROM \(SQLText.q(table.name)) AS t WHERE \(scope) "
+                            " UNION ALL SELECT t.Z_PK AS owner, 0 AS n FROM \(SQLText.q(table.name)) AS t WHERE "
+                            + "\(scope) "
                             + "AND t.Z_PK NOT IN (SELECT u.k2 FROM (\(union)) AS u WHERE u.k2 IS NOT NULL)"
                     }
                     rules.append((select, "needs at least \(minimum) object\(minimum == 1 ? "" : "s")"))
@@ -46,7 +47,11 @@ extension SegmentPlanner {
                                 source relationships break that
                                 """,
                             sql: "SELECT count(*) FROM (\(rule.select))",
-                            rowsSQL: "SELECT 'Z_PK ' || owner || ': ' || n || ' objects' FROM (\(rule.select)) ORDER BY owner LIMIT 5",
+                            rowsSQL:
+                                """
+                                SELECT 'Z_PK ' || owner || ': ' || n || ' objects' FROM (\(rule.select)) ORDER BY \
+                                owner LIMIT 5
+                                """,
                             remedy: """
                                 keep the old relationships apart in this version, correct those objects first, \
                                 or write \(file) with a policy for \(entity.name)

@@ -28,8 +28,8 @@ extension SegmentPlanner {
                     .noPath,
                     """
                     \(entity.name): entity mapping \(custom.name) makes its objects in policy \(custom.policy ?? "?"), \
-                    and \(all.map(\.name).filter { $0 != custom.name }.joined(separator: " and ")) merges objects into it: \
-                    a merge runs set-based, so no mapping into a merged entity may have a policy's stages
+                    and \(all.map(\.name).filter { $0 != custom.name }.joined(separator: " and ")) merges objects into \
+                    it: a merge runs set-based, so no mapping into a merged entity may have a policy's stages
                     """)
             }
             for further in all.dropFirst() {
@@ -50,9 +50,10 @@ extension SegmentPlanner {
                 throw PlanningError(
                     .noPath,
                     """
-                    \(entity.name): entity mapping \(further.name) merges \(sourceName) objects from \(from) into \(table.name), \
-                    and \(sourceName) has subentities (\(sourceEntity.subentities.sorted().joined(separator: ", "))): objects \
-                    merged from another table take new keys, which this toolkit gives an entity without subentities only
+                    \(entity.name): entity mapping \(further.name) merges \(sourceName) objects from \(from) into \
+                    \(table.name), and \(sourceName) has subentities \
+                    (\(sourceEntity.subentities.sorted().joined(separator: ", "))): objects merged from another table \
+                    take new keys, which this toolkit gives an entity without subentities only
                     """)
             }
         }
@@ -73,7 +74,8 @@ extension SegmentPlanner {
         for further in mapping.furtherMappings {
             guard let name = further.destination, let entity = destination.entity(named: name),
                 let into = destinationLayout.table(forEntity: entity.root), let sourceName = further.source,
-                let sourceEntity = source.entity(named: sourceName), let from = sourceLayout.table(forEntity: sourceEntity.root),
+                let sourceEntity = source.entity(named: sourceName),
+                let from = sourceLayout.table(forEntity: sourceEntity.root),
                 let keeper = keeperTable(of: into), from.name != keeper
             else { continue }
             result.append((further, from, into))
@@ -94,9 +96,14 @@ extension SegmentPlanner {
             let map = "mm_rekey_\(index)"
             // Above the keys of every table merged into the same one, so that objects
             // from two other tables never meet on a key.
-            let involved = Set([keeper] + mergesFromOtherTables().filter { $0.into.name == merge.into.name }.map(\.from.name)).sorted()
+            let involved = Set(
+                [keeper] + mergesFromOtherTables().filter { $0.into.name == merge.into.name }.map(\.from.name)
+            ).sorted()
             let tables = involved.map { "SELECT max(Z_PK) AS k FROM \(SQLText.q($0))" }
-            let roots = numbers(sourceLayout, source.entities.filter { involved.contains(sourceLayout.table(forEntity: $0.root)?.name ?? "") }.map(\.name))
+            let roots = numbers(
+                sourceLayout,
+                source.entities.filter { involved.contains(sourceLayout.table(forEntity: $0.root)?.name ?? "") }.map(
+                    \.name))
             let base = """
                 (SELECT coalesce(max(k), 0) FROM (\(tables.joined(separator: " UNION ALL ")) \
                 UNION ALL SELECT max(Z_MAX) AS k FROM Z_PRIMARYKEY WHERE Z_ENT IN (\(SQLText.list(roots)))))
@@ -107,12 +114,21 @@ extension SegmentPlanner {
                 INSERT INTO \(map) (old, new) SELECT Z_PK, \(base) + row_number() OVER (ORDER BY Z_PK) \
                 FROM \(SQLText.q(merge.from.name)) WHERE Z_ENT = \(number)
                 """,
-                "UPDATE \(SQLText.q(merge.from.name)) SET Z_PK = (SELECT new FROM \(map) WHERE old = Z_PK) WHERE Z_ENT = \(number)",
+                """
+                UPDATE \(SQLText.q(merge.from.name)) SET Z_PK = (SELECT new FROM \(map) WHERE old = Z_PK) WHERE Z_ENT \
+                = \(number)
+                """,
             ]
             for table in sourceLayout.tables {
-                for column in table.columns where pointsInto(column, of: table, merge.from.name, containing: sourceName) {
+                for column in table.columns where pointsInto(column, of: table, merge.from.name, containing: sourceName)
+                {
                     let c = SQLText.q(column.name), t = SQLText.q(table.name)
-                    sql.append("UPDATE \(t) SET \(c) = (SELECT new FROM \(map) WHERE old = \(t).\(c)) WHERE \(c) IN (SELECT old FROM \(map))")
+                    sql.append(
+                        """
+                        UPDATE \(t) SET \(c) = (SELECT new FROM \(map) WHERE old = \(t).\(c)) WHERE \(c) IN (SELECT \
+                        old FROM \(map))
+                        """
+                    )
                 }
             }
             sql.append("DROP TABLE \(map)")
@@ -120,8 +136,9 @@ extension SegmentPlanner {
                 .updateRows(
                     .init(
                         summary: """
-                            give the \(sourceName) objects entity mapping \(merge.mapping.name) merges into \(merge.into.name) \
-                            new keys in \(merge.from.name), above every key of \(keeper), and follow them in every reference
+                            give the \(sourceName) objects entity mapping \(merge.mapping.name) merges into \
+                            \(merge.into.name) new keys in \(merge.from.name), above every key of \(keeper), and \
+                            follow them in every reference
                             """,
                         sql: sql, cost: .update(rows: try count(merge.from.name, [number])), table: merge.from.name)))
         }
@@ -133,12 +150,14 @@ extension SegmentPlanner {
     private func pointsInto(_ column: Column, of table: Table, _ tableName: String, containing entity: String) -> Bool {
         let target: String?
         switch column.role {
-        case .toOne(let owner, let name): target = source.entity(named: owner)?.relationship(named: name)?.declaration.destination
+        case .toOne(let owner, let name):
+            target = source.entity(named: owner)?.relationship(named: name)?.declaration.destination
         case .toManyKey(let owner, _): target = owner
         case .joinKey(let name, _): target = name
         default: target = nil
         }
-        guard let target, let targetEntity = source.entity(named: target), sourceLayout.table(forEntity: targetEntity.root)?.name == tableName
+        guard let target, let targetEntity = source.entity(named: target),
+            sourceLayout.table(forEntity: targetEntity.root)?.name == tableName
         else { return false }
         return source.lineage(of: entity).contains(target)
     }
@@ -146,7 +165,9 @@ extension SegmentPlanner {
     /// The copies of the further mappings into `entity`, after its own mapping's:
     /// each with its mapping put first for the time of its copy, so that every value
     /// and relationship of the copy reads that mapping's source entity.
-    mutating func copyFurtherRows(of entity: CompiledEntity, into table: Table, as buildName: String, copy: inout HierarchyCopy) throws {
+    mutating func copyFurtherRows(
+        of entity: CompiledEntity, into table: Table, as buildName: String, copy: inout HierarchyCopy
+    ) throws {
         let all = mapping.mappings(forDestination: entity.name)
         guard all.count > 1 else { return }
         let own = mapping
@@ -186,13 +207,16 @@ extension SegmentPlanner {
     /// entity's own relationship, which the source never had). Refused, naming the
     /// relationship, when the further source keeps its pairs elsewhere (they would be
     /// lost) or has pairs in that storage the mapping leaves out (they would be kept).
-    private func refuseSeparateStorage(_ further: EntityMapping, of entity: CompiledEntity, beside own: MappingModel, substituted: MappingModel) throws {
+    private func refuseSeparateStorage(
+        _ further: EntityMapping, of entity: CompiledEntity, beside own: MappingModel, substituted: MappingModel
+    ) throws {
         var ownPlanner = self
         ownPlanner.mapping = own
         var furtherPlanner = self
         furtherPlanner.mapping = substituted
         guard let furtherSource = further.source.flatMap({ source.entity(named: $0) }) else { return }
-        let furtherStorages = Set(furtherSource.relationships.compactMap { pairSource(furtherSource, $0.name).map { Self.storageKey($0) } })
+        let furtherStorages = Set(
+            furtherSource.relationships.compactMap { pairSource(furtherSource, $0.name).map { Self.storageKey($0) } })
         for relationship in entity.relationships where !relationship.declaration.isTransient {
             let r = relationship.declaration
             let ownPairs = ownPlanner.pairs(for: entity, relationship)
@@ -205,42 +229,53 @@ extension SegmentPlanner {
             // both sides one-to-one (two owners on one target otherwise).
             let inverseIsToOne =
                 relationship.inverseEntity.flatMap { destination.entity(named: $0) }
-                .flatMap { owner in r.inverse.flatMap { owner.relationship(named: $0) } }.map { !$0.declaration.isToMany } ?? false
+                .flatMap { owner in r.inverse.flatMap { owner.relationship(named: $0) } }.map {
+                    !$0.declaration.isToMany
+                } ?? false
             if !r.isToMany,
-                destinationLayout.table(forEntity: entity.root)?.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)) != nil
+                destinationLayout.table(forEntity: entity.root)?.column(
+                    for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)) != nil
             {
                 // Sibling relationships of one name may share a column: one relationship is
                 // one declaration.
-                let (own, other) = (ownPlanner.declaration(of: entity, relationship), furtherPlanner.declaration(of: entity, relationship))
+                let (own, other) = (
+                    ownPlanner.declaration(of: entity, relationship),
+                    furtherPlanner.declaration(of: entity, relationship)
+                )
                 if !inverseIsToOne || own == other { continue }
                 throw PlanningError(
                     .noPath,
                     """
-                    \(entity.name).\(relationship.name): entity mapping \(further.name) copies it from \(other ?? "nothing"), \
-                    \(entity.name)'s own mapping from \(own ?? "nothing"), and its inverse \(r.inverse ?? "") is a to-one: \
-                    a merge carries a one-to-one only where both sources inherit it from one parent (two objects could \
-                    otherwise point at one)
+                    \(entity.name).\(relationship.name): entity mapping \(further.name) copies it from \
+                    \(other ?? "nothing"), \(entity.name)'s own mapping from \(own ?? "nothing"), and its inverse \
+                    \(r.inverse ?? "") is a to-one: a merge carries a one-to-one only where both sources inherit it \
+                    from one parent (two objects could otherwise point at one)
                     """)
             }
             // A to-many of the entity into itself whose inverse is a to-one on its rows
             // (replies ↔ replyTo): each copy writes its own rows' owner keys, the pairs.
             if r.isToMany, r.destination == entity.name, relationship.inverseEntity == entity.name,
                 let inverse = r.inverse.flatMap({ entity.relationship(named: $0) }), !inverse.declaration.isToMany,
-                destinationLayout.table(forEntity: entity.root)?.column(for: .toOne(entity: inverse.declaredIn, relationship: inverse.name)) != nil
+                destinationLayout.table(forEntity: entity.root)?.column(
+                    for: .toOne(entity: inverse.declaredIn, relationship: inverse.name)) != nil
             {
                 continue
             }
             // An ordered to-many read the other way round loses this side's order, where the
             // further source has pairs in that storage.
             let furtherHasPairs = mine.map { furtherStorages.contains($0) } ?? false
-            if mine == theirs, !(r.isOrdered && ownPairs?.reversed != furtherPairs?.reversed && furtherHasPairs) { continue }
+            if mine == theirs, !(r.isOrdered && ownPairs?.reversed != furtherPairs?.reversed && furtherHasPairs) {
+                continue
+            }
             if theirs == nil, !furtherHasPairs { continue }
             throw PlanningError(
                 .noPath,
                 """
                 \(entity.name).\(relationship.name): entity mapping \(further.name) reads it from \
-                \(theirs ?? "nothing (left empty)"), \(own.mapping(forDestination: entity.name)?.name ?? entity.name) from \
-                \(mine ?? "nothing (left empty)")\(mine == theirs ? " the other way round (its order would be lost)" : ""); \
+                \(theirs ?? "nothing (left empty)"), \
+                \(own.mapping(forDestination: entity.name)?.name ?? entity.name) from \
+                \(mine ?? "nothing (left empty)")\
+                \(mine == theirs ? " the other way round (its order would be lost)" : ""); \
                 a merge carries a to-many relationship, or a one-to-one, only where both sources inherit it from one \
                 parent (one storage, read one way)
                 """)
@@ -253,7 +288,8 @@ extension MappingModel {
     /// that one in its place): what one further mapping's copy, and its checks, read.
     func puttingFirst(_ further: EntityMapping) -> MappingModel {
         var model = self
-        guard let name = further.destination, let first = model.entityMappings.firstIndex(where: { $0.destination == name }),
+        guard let name = further.destination,
+            let first = model.entityMappings.firstIndex(where: { $0.destination == name }),
             let index = model.entityMappings.firstIndex(where: { $0.name == further.name })
         else { return model }
         model.entityMappings.swapAt(first, index)

@@ -50,7 +50,9 @@ extension SegmentPlanner {
                 !made.contains(where: { holders.contains($0.destination ?? "") })
             else { continue }
             // Another destination property reading the same source column keeps it.
-            if made.contains(where: { m in m.properties.contains { readsColumn($0.source, column, of: entity) } }) { return }
+            if made.contains(where: { m in m.properties.contains { readsColumn($0.source, column, of: entity) } }) {
+                return
+            }
             losing.append(entity)
         }
         let numbers = numbers(sourceLayout, losing.map(\.name))
@@ -58,13 +60,19 @@ extension SegmentPlanner {
         for entity in losing {
             guard let number = sourceLayout.entityNumbers[entity.name] else { continue }
             let values = try countValues(old.name, column.name, [number])
-            if let warning = Self.droppedWarning("\(entity.name).\(property)", values: values) { warnings.append(warning) }
+            if let warning = Self.droppedWarning("\(entity.name).\(property)", values: values) {
+                warnings.append(warning)
+            }
         }
         let cleared = companions(old.name, column.name).map { "\(SQLText.q($0)) = NULL" }.joined(separator: ", ")
         steps.append(
             .updateRows(
                 .init(
-                    summary: "clear \(column.name) of \(losing.map(\.name).joined(separator: ", ")) rows (\(property) moved down to \(owner))",
+                    summary:
+                        """
+                        clear \(column.name) of \(losing.map(\.name).joined(separator: ", ")) rows (\(property) moved \
+                        down to \(owner))
+                        """,
                     sql: [
                         """
                         UPDATE \(SQLText.q(old.name)) SET \(cleared) \
@@ -74,8 +82,12 @@ extension SegmentPlanner {
                     cost: .update(rows: (try? count(old.name, numbers)) ?? 0), table: old.name)))
         // A to-one cleared on those rows takes them out of its inverse to-many: its
         // minCount must still hold after the hop.
-        if case .toOne = column.role, let root = destination.entity(named: owner)?.root, let table = destinationLayout.table(forEntity: root) {
-            for check in checkBuilder.memberCountChecks(into: table.name) where !checks.contains(check) { checks.append(check) }
+        if case .toOne = column.role, let root = destination.entity(named: owner)?.root,
+            let table = destinationLayout.table(forEntity: root)
+        {
+            for check in checkBuilder.memberCountChecks(into: table.name) where !checks.contains(check) {
+                checks.append(check)
+            }
         }
     }
 

@@ -6,9 +6,13 @@ import SQLiteStore
 extension SegmentPlanner {
     /// The position of a copied row that is a destination of `owner.name` (an ordered
     /// to-many), or `NULL` when it is not one.
-    func position(in owner: String, _ name: String, entity: CompiledEntity, lineage: Set<String>, sourceEntity: CompiledEntity) -> String {
+    func position(
+        in owner: String, _ name: String, entity: CompiledEntity, lineage: Set<String>, sourceEntity: CompiledEntity
+    ) -> String {
         // This row is a destination of owner.name (ordered to-many): its position.
-        guard let ownerEntity = destination.entity(named: owner), let relationship = ownerEntity.relationship(named: name) else { return "NULL" }
+        guard let ownerEntity = destination.entity(named: owner),
+            let relationship = ownerEntity.relationship(named: name)
+        else { return "NULL" }
         let isDestinationRow =
             relationship.declaration.inverse.map { inverse in
                 lineage.contains { destination.entity(named: $0)?.relationship(named: inverse) != nil }
@@ -50,7 +54,8 @@ extension SegmentPlanner {
         // owner's list); newly ordered, the order of primary keys.
         let inherited = subtree(destination, owner).dropFirst().compactMap { name -> String? in
             guard let entity = destination.entity(named: name), let r = entity.relationship(named: relationship.name),
-                let found = pairs(for: entity, r), !found.reversed, case .reverseColumn(let table, _, let order?) = found.source,
+                let found = pairs(for: entity, r), !found.reversed,
+                case .reverseColumn(let table, _, let order?) = found.source,
                 table == rowTable
             else { return nil }
             return "s.\(SQLText.q(order))"
@@ -69,7 +74,8 @@ extension SegmentPlanner {
     /// The column of the copied row's source that holds its owner in `list` (the
     /// list's inverse to-one, as the current mapping copies it), when it is one.
     func ownOwnerColumn(_ entity: CompiledEntity, _ list: CompiledRelationship) -> String? {
-        guard let inverse = list.declaration.inverse, let toOne = entity.relationship(named: inverse), !toOne.declaration.isToMany,
+        guard let inverse = list.declaration.inverse, let toOne = entity.relationship(named: inverse),
+            !toOne.declaration.isToMany,
             let found = pairs(for: entity, toOne), !found.reversed, case .column(_, let column, _) = found.source
         else { return nil }
         return column

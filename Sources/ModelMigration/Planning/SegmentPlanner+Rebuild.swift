@@ -70,9 +70,12 @@ extension SegmentPlanner {
                 MigrationStep.TableCopy(
                     summary: policyOnly
                         ? "create the new \(table.name) (its rows come from a policy)"
-                        : additionalBuildSummary(table, from: sourceTableName) ?? "rebuild \(table.name) from \(sourceTableName) (SQLite's 12-step procedure)",
-                    table: table.name, buildTable: buildName, statements: copy.statements, cost: policyOnly ? .constant : .rewrite(rows: copy.rows),
-                    expectedRows: policyOnly ? nil : SQLFragment("SELECT " + copy.expected.joined(separator: " + "), copy.expectedArguments),
+                        : additionalBuildSummary(table, from: sourceTableName)
+                            ?? "rebuild \(table.name) from \(sourceTableName) (SQLite's 12-step procedure)",
+                    table: table.name, buildTable: buildName, statements: copy.statements,
+                    cost: policyOnly ? .constant : .rewrite(rows: copy.rows),
+                    expectedRows: policyOnly
+                        ? nil : SQLFragment("SELECT " + copy.expected.joined(separator: " + "), copy.expectedArguments),
                     policyFunctions: copy.calls, readsEveryRowOf: readsEveryRow ? sourceTableName : nil)))
         addRebuildChecks(table)
     }
@@ -80,9 +83,13 @@ extension SegmentPlanner {
     /// The copy of one destination entity's rows: an `INSERT … SELECT` from its
     /// source entity's rows (those a mapping file's filter holds for), with the
     /// count they must come to.
-    mutating func copyRows(of entity: CompiledEntity, into table: Table, as buildName: String, copy: inout HierarchyCopy) throws {
-        guard let sourceEntity = sourceEntity(for: entity.name), let old = sourceLayout.table(forEntity: sourceEntity.root),
-            let number = sourceLayout.entityNumbers[sourceEntity.name], let newNumber = destinationLayout.entityNumbers[entity.name]
+    mutating func copyRows(
+        of entity: CompiledEntity, into table: Table, as buildName: String, copy: inout HierarchyCopy
+    ) throws {
+        guard let sourceEntity = sourceEntity(for: entity.name),
+            let old = sourceLayout.table(forEntity: sourceEntity.root),
+            let number = sourceLayout.entityNumbers[sourceEntity.name],
+            let newNumber = destinationLayout.entityNumbers[entity.name]
         else { return }
         copy.sourceTableName = old.name
         let mapping = self.mapping.mapping(forDestination: entity.name)
@@ -112,8 +119,9 @@ extension SegmentPlanner {
         copy.statements.append(
             SQLFragment(
                 """
-                INSERT INTO \(SQLText.q(buildName)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) \
-                FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filter.sql)
+                INSERT INTO \(SQLText.q(buildName)) (\(columns.joined(separator: ", "))) SELECT \
+                \(values.joined(separator: ", ")) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \
+                \(number)\(filter.sql)
                 """, bound + filter.arguments))
         copy.expected.append(
             filter.sql.isEmpty
@@ -125,17 +133,23 @@ extension SegmentPlanner {
     }
 
     /// Source objects a mapping file's filter leaves out are not migrated: say how many.
-    mutating func warnFiltered(_ filter: String, entity: CompiledEntity, sourceEntity: CompiledEntity, table: String, number: Int) throws {
+    mutating func warnFiltered(
+        _ filter: String, entity: CompiledEntity, sourceEntity: CompiledEntity, table: String, number: Int
+    ) throws {
         let kept = try filterCondition(filter, of: sourceEntity, alias: "f")
-        guard let dropped = try countWhere(table, "f.Z_ENT = \(number) AND NOT coalesce((\(kept.sql)), 0)", kept.arguments) else {
+        guard
+            let dropped = try countWhere(
+                table, "f.Z_ENT = \(number) AND NOT coalesce((\(kept.sql)), 0)", kept.arguments)
+        else {
             // A later hop filters rows earlier hops of the run write first: what it
             // leaves out is not known before the apply, and must not pass as none.
             if isLaterHop {
                 warnings.append(
                     MigrationWarning(
                         message: """
-                            \(entity.name): the \(sourceEntity.name) objects the filter `\(filter)` leaves out are not migrated \
-                            (deleted, and references to them removed; not counted: an earlier hop of this run writes them first)
+                            \(entity.name): the \(sourceEntity.name) objects the filter `\(filter)` leaves out are not \
+                            migrated (deleted, and references to them removed; not counted: an earlier hop of this run \
+                            writes them first)
                             """,
                         isDestructive: true, subject: sourceEntity.name))
             }
@@ -159,11 +173,13 @@ extension SegmentPlanner {
                 let number = sourceLayout.entityNumbers[entity.name]
             else { continue }
             let removed = try count(sourceTableName, [number])
-            let message = "entity \(entity.name) is removed: its \(removed) row\(removed == 1 ? " is" : "s are") deleted"
+            let message =
+                "entity \(entity.name) is removed: its \(removed) row\(removed == 1 ? " is" : "s are") deleted"
             // A source table rebuilt into several tables (a subentity leaving the
             // hierarchy) comes here once per table: one loss, one warning.
             if removed > 0, !warnings.contains(where: { $0.subject == entity.name && $0.message == message }) {
-                warnings.append(MigrationWarning(message: message, isDestructive: true, subject: entity.name, count: removed))
+                warnings.append(
+                    MigrationWarning(message: message, isDestructive: true, subject: entity.name, count: removed))
             }
             addReferenceChecks(into: table.name)
         }
@@ -173,7 +189,8 @@ extension SegmentPlanner {
 
     /// A mapping file's filter as an SQL condition on the source row `alias`.
     func filterCondition(_ filter: String, of sourceEntity: CompiledEntity, alias: String) throws -> SQLFragment {
-        let checked = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).predicate(filter)
+        let checked = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).predicate(
+            filter)
         return try PredicateSQL(version: source, layout: sourceLayout).condition(checked, row: alias)
     }
 
@@ -191,7 +208,10 @@ extension SegmentPlanner {
                 column: column, arguments: &arguments, calls: &calls)
         case .toOne(let owner, let name):
             guard lineage.contains(owner), let relationship = entity.relationship(named: name) else { return "NULL" }
-            if let computed = try computedToOne(entity, relationship, sourceEntity: sourceEntity, arguments: &arguments) { return computed }
+            if let computed = try computedToOne(entity, relationship, sourceEntity: sourceEntity, arguments: &arguments)
+            {
+                return computed
+            }
             guard let found = pairs(for: entity, relationship) else { return "NULL" }
             // Of several destinations, one the hop migrates: Core Data's inferred value,
             // `destinationInstances(forEntityMappingNamed:sourceInstances:)` of the
@@ -200,8 +220,10 @@ extension SegmentPlanner {
             return destinationOfRow(found.source, reversed: found.reversed, keeping: filteredMembers(of: relationship))
         case .toManyKey(let owner, let name):
             // This row is a destination of owner.name (a to-many without an inverse): the owner's key.
-            guard let ownerEntity = destination.entity(named: owner), let relationship = ownerEntity.relationship(named: name),
-                lineage.contains(relationship.declaration.destination), let found = pairs(for: ownerEntity, relationship)
+            guard let ownerEntity = destination.entity(named: owner),
+                let relationship = ownerEntity.relationship(named: name),
+                lineage.contains(relationship.declaration.destination),
+                let found = pairs(for: ownerEntity, relationship)
             else { return "NULL" }
             return destinationOfRow(found.source, reversed: !found.reversed)
         case .order(let owner, let name):
@@ -225,74 +247,108 @@ extension SegmentPlanner {
             guard let old = sourceColumn(sourceEntity, from) else { return "NULL" }
             let value = "s.\(SQLText.q(old.name))"
             // Binary data that allows external storage carries Core Data's marker byte.
-            switch (sourceEntity.attribute(named: from)?.declaration.allowsExternalStorage == true, attribute.declaration.allowsExternalStorage) {
-            case (false, true) where type == .binary: return "CASE WHEN \(value) IS NULL THEN NULL ELSE CAST(X'01' || \(value) AS BLOB) END"
-            case (true, false) where type == .binary: return "CASE WHEN substr(\(value), 1, 1) = X'01' THEN substr(\(value), 2) ELSE \(value) END"
+            switch (
+                sourceEntity.attribute(named: from)?.declaration.allowsExternalStorage == true,
+                attribute.declaration.allowsExternalStorage
+            ) {
+            case (false, true) where type == .binary:
+                return "CASE WHEN \(value) IS NULL THEN NULL ELSE CAST(X'01' || \(value) AS BLOB) END"
+            case (true, false) where type == .binary:
+                return "CASE WHEN substr(\(value), 1, 1) = X'01' THEN substr(\(value), 2) ELSE \(value) END"
             default: break
             }
             return old.type == column.type ? value : "CAST(\(value) AS \(SQLText.castType(type)))"
         case .convert(let from, let conversion)?:
             guard let old = sourceColumn(sourceEntity, from) else { return "NULL" }
-            let value = old.type == column.type ? "s.\(SQLText.q(old.name))" : "CAST(s.\(SQLText.q(old.name)) AS \(SQLText.castType(type)))"
-            if conversion == .fillDefault || (!attribute.declaration.isOptional && attribute.declaration.defaultValue != nil) {
+            let value =
+                old.type == column.type
+                ? "s.\(SQLText.q(old.name))" : "CAST(s.\(SQLText.q(old.name)) AS \(SQLText.castType(type)))"
+            if conversion == .fillDefault
+                || (!attribute.declaration.isOptional && attribute.declaration.defaultValue != nil)
+            {
                 return "coalesce(\(value), \(SQLText.literal(attribute.declaration.defaultValue, as: type)))"
             }
             return value
         case .defaultValue(let value)?:
             return SQLText.literal(value, as: type)
         case .expression(let text, let nilOnFailure)?:
-            // Checked when the mapping file was resolved; compiled here with every
-            // literal bound as a parameter, identifiers only from the layout.
-            let policy = mapping.mapping(forDestination: entity.name)?.policy
-            let checked = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"], entityPolicy: policy)
-                .value(text, for: attribute.declaration)
-            var generator = PredicateSQL(version: source, layout: sourceLayout)
-            if !nilOnFailure { generator.failedConversions = ("s.Z_PK", "\(entity.name).\(property)") }
-            generator.policyDestination = "\(entity.name).\(property)"
-            let fragment = try generator.value(checked, row: "s")
-            arguments += fragment.arguments
-            if case .policyCall(let policy, let selector, let policyArguments, _) = checked {
-                // The registered function holds its result to the attribute's rules
-                // itself (type, required, range, min/max), in the same call.
-                calls.append(
-                    PolicyFunctionCall(
-                        policy: policy, selector: selector, entity: entity.name, attribute: property,
-                        argumentTypes: policyArguments.map(Self.attributeType(of:))))
-                return fragment.sql
-            }
-            let value = "(\(fragment.sql))"
-            let label = "\(entity.name).\(property)"
-            let converted: String =
-                switch type {
-                // NSNumber's integerValue truncates toward zero, as CAST does; a REAL
-                // beyond Int64 (overflowed integer arithmetic) fails its row instead
-                // of being clamped by CAST.
-                case .integer16, .integer32, .integer64:
-                    "CAST(\(Self.integral(value, attribute.declaration, label: label, nilOnFailure: nilOnFailure, arguments: &arguments)) AS INTEGER)"
-                case .double, .float, .date: "CAST(\(value) AS REAL)"
-                // Infinity and magnitudes no NSDecimalNumber holds fail their row.
-                case .decimal:
-                    "mm_decimal(\(value), s.Z_PK, \(Self.bound(.text(label), &arguments)), \(nilOnFailure ? 2 : 0))"
-                // Its truth as SQLite tests it (its numeric value not 0), nil kept: the value
-                // appears once, as its bound arguments do (it was written twice, with the
-                // arguments once: SQLITE_RANGE on a TERNARY with literals).
-                case .boolean: "(CAST(\(value) AS NUMERIC) <> 0)"
-                default: value
-                }
-            let held = within(converted, attribute.declaration, label: "\(entity.name).\(property)", nilOnFailure: nilOnFailure, arguments: &arguments)
-            guard !attribute.declaration.isOptional else { return held }
-            // A required attribute: a nil value fails the copy itself, naming the
-            // row (no scan afterwards; `computedRequired` skips that check).
-            arguments.append(.text("\(entity.name).\(property)"))
-            return "mm_required(\(held), s.Z_PK, ?)"
+            return try expressionValue(
+                text, nilOnFailure: nilOnFailure, entity: entity, property: property, sourceEntity: sourceEntity,
+                arguments: &arguments, calls: &calls)
         default:
             return "NULL"
         }
     }
 
+    /// A mapping file's `value:` expression as the SQL of the copy: checked when the
+    /// mapping file was resolved, compiled here with every literal bound, converted to
+    /// the attribute's type and held to its rules (range, required) in the same copy.
+    func expressionValue(
+        _ text: String, nilOnFailure: Bool, entity: CompiledEntity, property: String, sourceEntity: CompiledEntity,
+        arguments: inout [DatabaseValue], calls: inout [PolicyFunctionCall]
+    ) throws -> String {
+        guard let attribute = entity.attribute(named: property) else { return "NULL" }
+        let type = attribute.declaration.type
+        // Checked when the mapping file was resolved; compiled here with every
+        // literal bound as a parameter, identifiers only from the layout.
+        let policy = mapping.mapping(forDestination: entity.name)?.policy
+        let checked = try TypeChecker(
+            version: source, entity: sourceEntity.name, rowVariables: ["source"], entityPolicy: policy
+        )
+        .value(text, for: attribute.declaration)
+        var generator = PredicateSQL(version: source, layout: sourceLayout)
+        if !nilOnFailure { generator.failedConversions = ("s.Z_PK", "\(entity.name).\(property)") }
+        generator.policyDestination = "\(entity.name).\(property)"
+        let fragment = try generator.value(checked, row: "s")
+        arguments += fragment.arguments
+        if case .policyCall(let policy, let selector, let policyArguments, _) = checked {
+            // The registered function holds its result to the attribute's rules
+            // itself (type, required, range, min/max), in the same call.
+            calls.append(
+                PolicyFunctionCall(
+                    policy: policy, selector: selector, entity: entity.name, attribute: property,
+                    argumentTypes: policyArguments.map(Self.attributeType(of:))))
+            return fragment.sql
+        }
+        let value = "(\(fragment.sql))"
+        let label = "\(entity.name).\(property)"
+        let converted: String =
+            switch type {
+            // NSNumber's integerValue truncates toward zero, as CAST does; a REAL
+            // beyond Int64 (overflowed integer arithmetic) fails its row instead
+            // of being clamped by CAST.
+            case .integer16, .integer32, .integer64:
+                """
+                CAST(\
+                \(Self.integral(
+                    value, attribute.declaration, label: label, nilOnFailure: nilOnFailure,
+                    arguments: &arguments)) AS INTEGER)
+                """
+            case .double, .float, .date: "CAST(\(value) AS REAL)"
+            // Infinity and magnitudes no NSDecimalNumber holds fail their row.
+            case .decimal:
+                "mm_decimal(\(value), s.Z_PK, \(Self.bound(.text(label), &arguments)), \(nilOnFailure ? 2 : 0))"
+            // Its truth as SQLite tests it (its numeric value not 0), nil kept: the value
+            // appears once, as its bound arguments do (it was written twice, with the
+            // arguments once: SQLITE_RANGE on a TERNARY with literals).
+            case .boolean: "(CAST(\(value) AS NUMERIC) <> 0)"
+            default: value
+            }
+        let held = within(
+            converted, attribute.declaration, label: "\(entity.name).\(property)", nilOnFailure: nilOnFailure,
+            arguments: &arguments)
+        guard !attribute.declaration.isOptional else { return held }
+        // A required attribute: a nil value fails the copy itself, naming the
+        // row (no scan afterwards; `computedRequired` skips that check).
+        arguments.append(.text("\(entity.name).\(property)"))
+        return "mm_required(\(held), s.Z_PK, ?)"
+    }
+
     /// The attribute type a checked value has, for a policy function's arguments.
     static func attributeType(of value: CheckedExpression) -> AttributeType? {
-        if case .keyPath(let path) = value, case .attribute(let attribute) = path.end { return attribute.declaration.type }
+        if case .keyPath(let path) = value, case .attribute(let attribute) = path.end {
+            return attribute.declaration.type
+        }
         switch value.type {
         case .integer: return .integer64
         case .double: return .double
@@ -327,12 +383,18 @@ extension SegmentPlanner {
             }
         }
         var low = bound(attribute.minimum), high = bound(attribute.maximum)
-        var limits = [attribute.minimum.map { "min \($0.displayText)" }, attribute.maximum.map { "max \($0.displayText)" }].compactMap { $0 }
+        var limits = [
+            attribute.minimum.map { "min \($0.displayText)" }, attribute.maximum.map { "max \($0.displayText)" },
+        ].compactMap { $0 }
         if low == nil || high == nil {
             // The type's own range, where min and max leave a side open.
             var range: (DatabaseValue, DatabaseValue)?
-            if let r = attribute.type.integerRange, attribute.type != .integer64 { range = (.integer(r.lowerBound), .integer(r.upperBound)) }
-            if attribute.type == .float { range = (.real(-Double(Float.greatestFiniteMagnitude)), .real(Double(Float.greatestFiniteMagnitude))) }
+            if let r = attribute.type.integerRange, attribute.type != .integer64 {
+                range = (.integer(r.lowerBound), .integer(r.upperBound))
+            }
+            if attribute.type == .float {
+                range = (.real(-Double(Float.greatestFiniteMagnitude)), .real(Double(Float.greatestFiniteMagnitude)))
+            }
             if let range {
                 low = low ?? range.0
                 high = high ?? range.1
@@ -371,7 +433,10 @@ extension SegmentPlanner {
         case .path(let select, _):
             return reversed ? "SELECT p.k2 AS k1, p.k1 AS k2 FROM (\(select)) AS p" : select
         case .column(let table, let column, let numbers):
-            (a, b, from) = ("Z_PK", SQLText.q(column), "\(SQLText.q(table)) WHERE \(SQLText.q(column)) IS NOT NULL AND Z_ENT IN (\(SQLText.list(numbers)))")
+            (a, b, from) = (
+                "Z_PK", SQLText.q(column),
+                "\(SQLText.q(table)) WHERE \(SQLText.q(column)) IS NOT NULL AND Z_ENT IN (\(SQLText.list(numbers)))"
+            )
         case .reverseColumn(let table, let column, _):
             (a, b, from) = (SQLText.q(column), "Z_PK", "\(SQLText.q(table)) WHERE \(SQLText.q(column)) IS NOT NULL")
         case .join(let table, let mine, let theirs, _):
@@ -385,7 +450,9 @@ extension SegmentPlanner {
     /// `entity.name`: from where the store keeps its order, or, newly ordered, the
     /// destination's key (positions follow primary keys).
     func orderValue(_ entity: String, _ name: String, owner: String, destination destinationKey: String) -> String {
-        guard let ownerEntity = destination.entity(named: entity), let relationship = ownerEntity.relationship(named: name) else {
+        guard let ownerEntity = destination.entity(named: entity),
+            let relationship = ownerEntity.relationship(named: name)
+        else {
             return destinationKey
         }
         return orderValue(pairs(for: ownerEntity, relationship), owner: owner, destination: destinationKey)
@@ -401,7 +468,11 @@ extension SegmentPlanner {
                 WHERE j.\(SQLText.q(mine)) = \(owner) AND j.\(SQLText.q(theirs)) = \(destinationKey))
                 """
         case .reverseColumn(let table, let column, let order?):
-            return "(SELECT r.\(SQLText.q(order)) FROM \(SQLText.q(table)) AS r WHERE r.Z_PK = \(destinationKey) AND r.\(SQLText.q(column)) = \(owner))"
+            return
+                """
+                (SELECT r.\(SQLText.q(order)) FROM \(SQLText.q(table)) AS r WHERE r.Z_PK = \(destinationKey) AND \
+                r.\(SQLText.q(column)) = \(owner))
+                """
         default:
             return destinationKey
         }
@@ -436,7 +507,8 @@ extension SegmentPlanner {
                 INSERT OR IGNORE INTO \(SQLText.q(buildName)) (\(targets.joined(separator: ", "))) \
                 \(selects.joined(separator: " UNION ALL "))
                 """)
-            cost = .rewrite(rows: try Set(parts.map { Self.storageTable($0.found.source) }).reduce(0) { $0 + (try count($1, nil)) })
+            cost = .rewrite(
+                rows: try Set(parts.map { Self.storageTable($0.found.source) }).reduce(0) { $0 + (try count($1, nil)) })
         }
         let statements = sql.map { SQLFragment($0) }
         guard let first = parts.first else {
@@ -448,7 +520,9 @@ extension SegmentPlanner {
             return
         }
         var summary = "fill join table \(table.name) from the old relationship storage"
-        if case .path = first.found.source { summary = "fill join table \(table.name) through the mapping file's key path" }
+        if case .path = first.found.source {
+            summary = "fill join table \(table.name) through the mapping file's key path"
+        }
         steps.append(
             .fillJoinTable(
                 MigrationStep.TableCopy(
@@ -474,17 +548,7 @@ extension SegmentPlanner {
         }
         for other in destinationLayout.tables {
             if other.joinRelationship != nil {
-                let conditions = other.columns.compactMap { column -> String? in
-                    guard case .joinKey(let entity, _) = column.role, points(into: entity) else { return nil }
-                    return "\(SQLText.q(column.name)) NOT IN \(remaining)"
-                }
-                guard !conditions.isEmpty else { continue }
-                steps.append(
-                    .deleteRows(
-                        .init(
-                            summary: "delete \(other.name) pairs whose objects the filter left out",
-                            sql: ["DELETE FROM \(SQLText.q(other.name)) WHERE \(conditions.joined(separator: " OR "))"],
-                            cost: .update(rows: (try? count(other.name, nil)) ?? 0), table: other.name)))
+                if let step = deletePairs(in: other, remaining: remaining, pointsInto: points) { steps.append(step) }
                 continue
             }
             var conditions: [String] = []
@@ -492,7 +556,9 @@ extension SegmentPlanner {
                 let c = SQLText.q(column.name)
                 switch column.role {
                 case .toOne(let owner, let name):
-                    guard let r = destination.entity(named: owner)?.relationship(named: name), points(into: r.declaration.destination) else { continue }
+                    guard let r = destination.entity(named: owner)?.relationship(named: name),
+                        points(into: r.declaration.destination)
+                    else { continue }
                     conditions.append("(\(c) IS NOT NULL AND \(c) NOT IN \(remaining))")
                 case .toManyKey(let owner, _):
                     guard points(into: owner) else { continue }
@@ -512,9 +578,13 @@ extension SegmentPlanner {
                 let c = SQLText.q(column.name)
                 switch column.role {
                 case .toOne(let owner, let name):
-                    guard let r = destination.entity(named: owner)?.relationship(named: name), points(into: r.declaration.destination) else { return nil }
+                    guard let r = destination.entity(named: owner)?.relationship(named: name),
+                        points(into: r.declaration.destination)
+                    else { return nil }
                     if !r.declaration.isOptional {
-                        required.append(checkBuilder.required("\(owner).\(name) is set", owner: owner, table: other, column: column))
+                        required.append(
+                            checkBuilder.required("\(owner).\(name) is set", owner: owner, table: other, column: column)
+                        )
                     }
                     // With the key go its companions, as batch delete's nullify clears
                     // them: the entity column, and the position in an ordered inverse.
@@ -522,7 +592,8 @@ extension SegmentPlanner {
                     if let inverseOwner = r.inverseEntity, let inverse = r.declaration.inverse {
                         companions.append(other.column(for: .order(entity: inverseOwner, relationship: inverse)))
                     }
-                    return ([column] + companions.compactMap { $0 }).map { clear($0.name, unless: c) }.joined(separator: ", ")
+                    return ([column] + companions.compactMap { $0 }).map { clear($0.name, unless: c) }.joined(
+                        separator: ", ")
                 case .toManyKey(let owner, let name):
                     guard points(into: owner) else { return nil }
                     return ([column] + [other.column(for: .order(entity: owner, relationship: name))].compactMap { $0 })
@@ -546,5 +617,22 @@ extension SegmentPlanner {
         }
         checks += checkBuilder.referenceChecks(into: table)
         checks += checkBuilder.memberCountChecks(into: table)
+    }
+
+    /// The step that deletes the pairs of join table `other` whose objects the filter
+    /// left out of the table whose keys `remaining` selects; nil when none can be.
+    func deletePairs(
+        in other: StorageLayout.Table, remaining: String, pointsInto points: (String) -> Bool
+    ) -> MigrationStep? {
+        let conditions = other.columns.compactMap { column -> String? in
+            guard case .joinKey(let entity, _) = column.role, points(entity) else { return nil }
+            return "\(SQLText.q(column.name)) NOT IN \(remaining)"
+        }
+        guard !conditions.isEmpty else { return nil }
+        return .deleteRows(
+            .init(
+                summary: "delete \(other.name) pairs whose objects the filter left out",
+                sql: ["DELETE FROM \(SQLText.q(other.name)) WHERE \(conditions.joined(separator: " OR "))"],
+                cost: .update(rows: (try? count(other.name, nil)) ?? 0), table: other.name))
     }
 }

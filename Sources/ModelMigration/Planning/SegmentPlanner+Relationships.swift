@@ -15,7 +15,8 @@ extension SegmentPlanner {
                 guard let (key, target, targetTable, label) = entityColumnSource(table, column) else { continue }
                 let old = sourceLayout.table(named: tableRenamedFrom(table) ?? table.name)
                 let renumbered = subtree(destination, target).contains { name in
-                    sourceEntity(for: name).flatMap { sourceLayout.entityNumbers[$0.name] } != destinationLayout.entityNumbers[name]
+                    sourceEntity(for: name).flatMap { sourceLayout.entityNumbers[$0.name] }
+                        != destinationLayout.entityNumbers[name]
                 }
                 let stale =
                     rebuilt.contains(table.name) || rebuilt.contains(targetTable) || renumbered
@@ -45,9 +46,11 @@ extension SegmentPlanner {
     mutating func oneToOneSteps() throws -> Set<String> {
         var changed: Set<String> = []
         for entity in destination.entities {
-            for r in entity.relationships where r.declaredIn == entity.name && !r.declaration.isToMany && !r.declaration.isTransient {
+            for r in entity.relationships
+            where r.declaredIn == entity.name && !r.declaration.isToMany && !r.declaration.isTransient {
                 guard let inverseName = r.declaration.inverse, let inverseOwner = r.inverseEntity,
-                    let inverse = destination.entity(named: inverseOwner)?.relationship(named: inverseName), !inverse.declaration.isToMany,
+                    let inverse = destination.entity(named: inverseOwner)?.relationship(named: inverseName),
+                    !inverse.declaration.isToMany,
                     (r.declaredIn, r.name) < (inverse.declaredIn, inverse.name)
                 else { continue }
                 if wasOneToOne(r) && wasOneToOne(inverse) { continue }
@@ -61,24 +64,35 @@ extension SegmentPlanner {
                     let columnA = tableA.column(for: .toOne(entity: a.declaredIn, relationship: a.name)),
                     let columnB = tableB.column(for: .toOne(entity: b.declaredIn, relationship: b.name))
                 else { continue }
-                let (na, nb) = (numbers(destinationLayout, subtree(destination, a.declaredIn)), numbers(destinationLayout, subtree(destination, b.declaredIn)))
-                let (qa, qb, ca, cb) = (SQLText.q(tableA.name), SQLText.q(tableB.name), SQLText.q(columnA.name), SQLText.q(columnB.name))
+                let (na, nb) = (
+                    numbers(destinationLayout, subtree(destination, a.declaredIn)),
+                    numbers(destinationLayout, subtree(destination, b.declaredIn))
+                )
+                let (qa, qb, ca, cb) = (
+                    SQLText.q(tableA.name), SQLText.q(tableB.name), SQLText.q(columnA.name), SQLText.q(columnB.name)
+                )
                 steps.append(
                     .updateRows(
                         .init(
-                            summary: "set \(b.declaredIn).\(b.name) from \(a.declaredIn).\(a.name), so the one-to-one agrees",
+                            summary:
+                                """
+                                set \(b.declaredIn).\(b.name) from \(a.declaredIn).\(a.name), so the one-to-one agrees
+                                """,
                             sql: [
                                 """
-                                UPDATE \(qb) SET \(cb) = (SELECT a.Z_PK FROM \(qa) AS a \
-                                WHERE a.\(ca) = \(qb).Z_PK AND a.Z_ENT IN (\(SQLText.list(na))) ORDER BY a.Z_PK LIMIT 1) \
-                                WHERE Z_ENT IN (\(SQLText.list(nb)))
+                                UPDATE \(qb) SET \(cb) = (SELECT a.Z_PK FROM \(qa) AS a WHERE a.\(ca) = \(qb).Z_PK AND \
+                                a.Z_ENT IN (\(SQLText.list(na))) ORDER BY a.Z_PK LIMIT 1) WHERE Z_ENT IN \
+                                (\(SQLText.list(nb)))
                                 """,
                                 """
-                                UPDATE \(qa) SET \(ca) = NULL WHERE Z_ENT IN (\(SQLText.list(na))) AND \(ca) IS NOT NULL \
-                                AND NOT EXISTS (SELECT 1 FROM \(qb) AS b WHERE b.Z_PK = \(qa).\(ca) AND b.\(cb) = \(qa).Z_PK)
+                                UPDATE \(qa) SET \(ca) = NULL WHERE Z_ENT IN (\(SQLText.list(na))) AND \(ca) IS NOT \
+                                NULL AND NOT EXISTS (SELECT 1 FROM \(qb) AS b WHERE b.Z_PK = \(qa).\(ca) AND b.\(cb) = \
+                                \(qa).Z_PK)
                                 """,
                             ],
-                            cost: .update(rows: try countAfter(tableA.name).adding(saturating: countAfter(tableB.name))), table: tableB.name)))
+                            cost: .update(
+                                rows: try countAfter(tableA.name).adding(saturating: countAfter(tableB.name))),
+                            table: tableB.name)))
                 warnings.append(
                     MigrationWarning(
                         message: """
@@ -100,7 +114,9 @@ extension SegmentPlanner {
     func wasOneToOne(_ relationship: CompiledRelationship) -> Bool {
         var paired = false
         for holder in destination.subtree(of: relationship.declaredIn) {
-            guard let sourceOwner = sourceEntity(for: holder), let from = sourceName(holder, relationship.name) else { continue }
+            guard let sourceOwner = sourceEntity(for: holder), let from = sourceName(holder, relationship.name) else {
+                continue
+            }
             guard let old = sourceOwner.relationship(named: from), !old.declaration.isToMany,
                 let oldInverse = old.declaration.inverse, let oldInverseOwner = old.inverseEntity,
                 let oldInverseRelationship = source.entity(named: oldInverseOwner)?.relationship(named: oldInverse),
@@ -119,26 +135,38 @@ extension SegmentPlanner {
 
     /// True when a destination to-one relationship is a former to-many.
     func isReshaped(_ relationship: CompiledRelationship) -> Bool {
-        if case .convert(_, .reshape)? = mapping.mapping(forDestination: relationship.declaredIn)?.property(relationship.name)?.source { return true }
+        if case .convert(_, .reshape)? = mapping.mapping(forDestination: relationship.declaredIn)?.property(
+            relationship.name)?.source
+        {
+            return true
+        }
         return false
     }
 
-    func entityColumnSource(_ table: Table, _ column: Column) -> (key: Column, target: String, targetTable: String, label: String)? {
+    func entityColumnSource(_ table: Table, _ column: Column) -> (
+        key: Column, target: String, targetTable: String, label: String
+    )? {
         checkBuilder.entityColumnSource(table, column)
     }
 
-    func entityTypeCheck(_ table: Table, _ column: Column) -> MigrationCheck? { checkBuilder.entityTypeCheck(table, column) }
+    func entityTypeCheck(_ table: Table, _ column: Column) -> MigrationCheck? {
+        checkBuilder.entityTypeCheck(table, column)
+    }
 
     /// Rows a destination table will hold: counted on the table it comes from.
     func countAfter(_ table: String) throws -> Int64 {
         if let old = joinTablesRenamedFrom[table] { return try count(old, nil) }
         if let old = sourceLayout.table(named: table) { return try count(old.name, nil) }
-        if let new = destinationLayout.table(named: table), let renamed = tableRenamedFrom(new) { return try count(renamed, nil) }
+        if let new = destinationLayout.table(named: table), let renamed = tableRenamedFrom(new) {
+            return try count(renamed, nil)
+        }
         let hierarchy = destination.entities.filter { destinationLayout.table(forEntity: $0.root)?.name == table }
         var total: Int64 = 0
         for entity in hierarchy {
             for s in sourceEntities(for: entity.name) {
-                guard let old = sourceLayout.table(forEntity: s.root), let n = sourceLayout.entityNumbers[s.name] else { continue }
+                guard let old = sourceLayout.table(forEntity: s.root), let n = sourceLayout.entityNumbers[s.name] else {
+                    continue
+                }
                 total = total.adding(saturating: try count(old.name, [n]))
             }
         }
@@ -159,10 +187,14 @@ extension SegmentPlanner {
         _ entity: CompiledEntity, _ relationship: CompiledRelationship, sourceEntity: CompiledEntity,
         arguments: inout [DatabaseValue]
     ) throws -> String? {
-        guard case .expression(let keys, _)? = mapping.mapping(forDestination: entity.name)?.property(relationship.name)?.source else { return nil }
+        guard
+            case .expression(let keys, _)? = mapping.mapping(forDestination: entity.name)?.property(relationship.name)?
+                .source
+        else { return nil }
         // The object another mapping made of this row's source object: it kept the row's key.
         if keys == MappingResolver.sameSourceObject { return "s.Z_PK" }
-        let checked = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).expression(keys)
+        let checked = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).expression(
+            keys)
         let fragment = try PredicateSQL(version: source, layout: sourceLayout).value(checked, row: "s")
         arguments += fragment.arguments
         return "(\(fragment.sql))"

@@ -26,7 +26,9 @@ extension SegmentPlanner {
         for further in own.furtherMappings where further.kind != .custom {
             guard let name = further.destination, let entity = destination.entity(named: name) else { continue }
             mapping = own.puttingFirst(further)
-            if let sourceEntity = sourceEntity(for: name) { addRanges(of: entity, further, from: sourceEntity, file: file) }
+            if let sourceEntity = sourceEntity(for: name) {
+                addRanges(of: entity, further, from: sourceEntity, file: file)
+            }
         }
         mapping = own
         for entity in destination.entities {
@@ -87,12 +89,15 @@ extension SegmentPlanner {
             reader.root == declarerSource.root
         else { return false }
         if entity.relationship(named: name) != nil {
-            guard let pairs = pairSource(reader, from), let declared = pairSource(declarerSource, declarerFrom) else { return false }
+            guard let pairs = pairSource(reader, from), let declared = pairSource(declarerSource, declarerFrom) else {
+                return false
+            }
             // The same storage: a to-one's column is read for the subentity's rows alone.
             if case .column(let table, let column, _) = pairs, case .column(table, column, _) = declared { return true }
             return pairs == declared
         }
-        guard let column = sourceColumn(reader, from), let declarerColumn = sourceColumn(declarerSource, declarerFrom) else { return false }
+        guard let column = sourceColumn(reader, from), let declarerColumn = sourceColumn(declarerSource, declarerFrom)
+        else { return false }
         return column.name == declarerColumn.name
     }
 
@@ -112,8 +117,13 @@ extension SegmentPlanner {
         let why =
             sourceEntity.name == entity.name
             ? "becomes abstract (it can have no objects of its own), and the store holds \(sourceEntity.name) objects"
-            : "is abstract (it can have no objects of its own), and its mapping makes them from stored \(sourceEntity.name) objects"
-        let concrete = destination.entities.filter { !$0.isAbstract && $0.name != entity.name && subtree(destination, entity.name).contains($0.name) }
+            : """
+            is abstract (it can have no objects of its own), and its mapping makes them from stored \
+            \(sourceEntity.name) objects
+            """
+        let concrete = destination.entities.filter {
+            !$0.isAbstract && $0.name != entity.name && subtree(destination, entity.name).contains($0.name)
+        }
         let target = concrete.first?.name ?? "a concrete subentity"
         requirements.append(
             MigrationCheck(
@@ -121,9 +131,10 @@ extension SegmentPlanner {
                 sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
                 rowsSQL: "SELECT 'Z_PK ' || Z_PK FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
                 remedy: """
-                    keep \(entity.name) concrete, delete those objects first, or write \(file) moving them to \(target): \
-                    `\(entity.name): { filter: "FALSEPREDICATE" }` (they leave \(entity.name)) and `\(target): { source: \(sourceEntity.name) }` \
-                    (they become \(target) objects; \(target)'s own stored objects would then be dropped, which the plan warns of)
+                    keep \(entity.name) concrete, delete those objects first, or write \(file) moving them to \
+                    \(target): `\(entity.name): { filter: "FALSEPREDICATE" }` (they leave \(entity.name)) and \
+                    `\(target): { source: \(sourceEntity.name) }` (they become \(target) objects; \(target)'s own \
+                    stored objects would then be dropped, which the plan warns of)
                     """))
     }
 
@@ -140,12 +151,21 @@ extension SegmentPlanner {
             let table = sourceLayout.table(forEntity: sourceEntity.root)
         else { return }
         let filter = "Z_ENT = \(number)\(keptScope(requirement.entity, in: table.name))"
-        let attribute = destination.entity(named: requirement.entity)?.attribute(named: requirement.property)?.declaration
+        let attribute = destination.entity(named: requirement.entity)?.attribute(named: requirement.property)?
+            .declaration
         let what =
             attribute == nil
-            ? "is a new required to-one relationship, and stored \(requirement.sourceEntity) objects would have no destination"
-            : "is a new required attribute without a default, and stored \(requirement.sourceEntity) objects would have no value"
-        let defaultHint = attribute.map { "add a default (`\(requirement.property): { type: \($0.type.rawValue), default: … }`), " } ?? ""
+            ? """
+            is a new required to-one relationship, and stored \(requirement.sourceEntity) objects would have no \
+            destination
+            """
+            : """
+            is a new required attribute without a default, and stored \(requirement.sourceEntity) objects would have \
+            no value
+            """
+        let defaultHint =
+            attribute.map { "add a default (`\(requirement.property): { type: \($0.type.rawValue), default: … }`), " }
+            ?? ""
         requirements.append(
             MigrationCheck(
                 summary: "\(requirement.entity).\(requirement.property) \(what)",
@@ -175,11 +195,14 @@ extension SegmentPlanner {
     /// its own entity mapping, with that mapping's `filter:` (a filter on a parent
     /// does not hold for its subentities' objects, which have mappings of their own).
     /// `prefix` qualifies the columns (`t.`).
-    func migratedScope(_ entity: String, from sourceEntity: CompiledEntity, in table: String, prefix: String = "") -> String {
+    func migratedScope(_ entity: String, from sourceEntity: CompiledEntity, in table: String, prefix: String = "")
+        -> String
+    {
         let sources = Set(subtree(source, sourceEntity.name))
         var parts: [String] = []
         for name in subtree(destination, entity) {
-            guard let entityMapping = mapping.mapping(forDestination: name), let from = entityMapping.source, sources.contains(from),
+            guard let entityMapping = mapping.mapping(forDestination: name), let from = entityMapping.source,
+                sources.contains(from),
                 let number = sourceLayout.entityNumbers[from]
             else { continue }
             parts.append("(\(prefix)Z_ENT = \(number)\(keptScope(name, in: table, key: "\(prefix)Z_PK")))")
@@ -192,11 +215,14 @@ extension SegmentPlanner {
     /// subentities whose own mappings do not read `property` from `column` (a
     /// mapping file's constant or expression, or a column of their own, replaces
     /// it): a rule on the copied values judges only the objects that receive them.
-    func readingScope(_ entity: String, _ property: String, column: String, from sourceEntity: CompiledEntity, in table: String) -> String {
+    func readingScope(
+        _ entity: String, _ property: String, column: String, from sourceEntity: CompiledEntity, in table: String
+    ) -> String {
         let sources = Set(subtree(source, sourceEntity.name))
         var parts: [String] = []
         for name in subtree(destination, entity) {
-            guard let entityMapping = mapping.mapping(forDestination: name), let from = entityMapping.source, sources.contains(from),
+            guard let entityMapping = mapping.mapping(forDestination: name), let from = entityMapping.source,
+                sources.contains(from),
                 let number = sourceLayout.entityNumbers[from], let reader = source.entity(named: from)
             else { continue }
             if name != entity {
@@ -216,7 +242,9 @@ extension SegmentPlanner {
     /// A source column's value as the hop's copy writes it: nils a fill gives the
     /// default (`.fillDefault`, or widened into a required attribute with a default)
     /// are compared as the default.
-    func copiedValue(_ source: PropertySource?, into attribute: AttributeDescription?, from column: String) -> (sql: String, filled: Bool) {
+    func copiedValue(_ source: PropertySource?, into attribute: AttributeDescription?, from column: String) -> (
+        sql: String, filled: Bool
+    ) {
         let fills: Bool =
             switch source {
             case .convert(_, .fillDefault)?: true
@@ -230,7 +258,9 @@ extension SegmentPlanner {
     /// The rows each owner's entity mappings migrate (their filters, their
     /// subentities'), as ` AND (…)`.
     func keptCondition(_ owners: Set<String>, in table: String) -> String {
-        let scopes = owners.sorted().compactMap { owner in sourceEntity(for: owner).map { migratedScope(owner, from: $0, in: table) } }
+        let scopes = owners.sorted().compactMap { owner in
+            sourceEntity(for: owner).map { migratedScope(owner, from: $0, in: table) }
+        }
         return " AND (" + scopes.joined(separator: " OR ") + ")"
     }
 
@@ -251,7 +281,8 @@ extension SegmentPlanner {
         default: return  // a mapping file sets it some other way
         }
         let filter =
-            readingScope(requirement.entity, requirement.property, column: column.name, from: sourceEntity, in: table.name)
+            readingScope(
+                requirement.entity, requirement.property, column: column.name, from: sourceEntity, in: table.name)
             + " AND \(SQLText.q(column.name)) IS NULL"
         requirements.append(
             MigrationCheck(
@@ -262,12 +293,15 @@ extension SegmentPlanner {
                 sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
                 rowsSQL: "SELECT 'Z_PK ' || Z_PK FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
                 remedy: """
-                    add a default (`\(requirement.property): { …, default: … }`) so that nil values take it, set the values first, \
-                    or write \(file) with a policy for \(requirement.entity)
+                    add a default (`\(requirement.property): { …, default: … }`) so that nil values take it, set the \
+                    values first, or write \(file) with a policy for \(requirement.entity)
                     """))
     }
 
-    mutating func addRange(_ attribute: CompiledAttribute, of entity: CompiledEntity, from: String, in sourceEntity: CompiledEntity, file: String) {
+    mutating func addRange(
+        _ attribute: CompiledAttribute, of entity: CompiledEntity, from: String, in sourceEntity: CompiledEntity,
+        file: String
+    ) {
         let new = attribute.declaration
         guard new.minimum != nil || new.maximum != nil, let old = sourceEntity.attribute(named: from)?.declaration,
             old.minimum != new.minimum || old.maximum != new.maximum,
@@ -285,7 +319,8 @@ extension SegmentPlanner {
         switch new.type {
         case .string, .uri: measured = "length(\(SQLText.q(column.name)))"
         case .binary: measured = "length(CAST(\(SQLText.q(column.name)) AS BLOB))"
-        case .integer16, .integer32, .integer64, .double, .float, .date, .decimal: measured = "CAST(\(SQLText.q(column.name)) AS REAL)"
+        case .integer16, .integer32, .integer64, .double, .float, .date, .decimal:
+            measured = "CAST(\(SQLText.q(column.name)) AS REAL)"
         default: return
         }
         var bounds: [String] = []
@@ -295,17 +330,23 @@ extension SegmentPlanner {
         let filter =
             readingScope(entity.name, attribute.name, column: column.name, from: sourceEntity, in: table.name)
             + " AND \(SQLText.q(column.name)) IS NOT NULL AND (\(bounds.joined(separator: " OR ")))"
-        let limits = [new.minimum.map { "min \($0.displayText)" }, new.maximum.map { "max \($0.displayText)" }].compactMap { $0 }.joined(separator: ", ")
+        let limits = [new.minimum.map { "min \($0.displayText)" }, new.maximum.map { "max \($0.displayText)" }]
+            .compactMap { $0 }.joined(separator: ", ")
         requirements.append(
             MigrationCheck(
                 summary: """
-                    \(entity.name).\(attribute.name) gets \(limits)\
-                    \(new.type == .string || new.type == .uri || new.type == .binary ? " (length)" : ""), and stored values are outside it
+                    \(entity.name).\(attribute.name) gets \
+                    \(limits)\(new.type == .string || new.type == .uri || new.type == .binary ? " (length)" : ""), and \
+                    stored values are outside it
                     """,
                 sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
                 rowsSQL:
-                    "SELECT 'Z_PK ' || Z_PK || ': ' || quote(\(SQLText.q(column.name))) FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
-                remedy: "correct those values first, loosen the limit, or write \(file) with a policy for \(entity.name)"))
+                    """
+                    SELECT 'Z_PK ' || Z_PK || ': ' || quote(\(SQLText.q(column.name))) FROM \(SQLText.q(table.name)) \
+                    WHERE \(filter) ORDER BY Z_PK LIMIT 5
+                    """,
+                remedy:
+                    "correct those values first, loosen the limit, or write \(file) with a policy for \(entity.name)"))
     }
 
     mutating func addSingleDestination(
@@ -324,26 +365,35 @@ extension SegmentPlanner {
         switch pairs {
         case .join(let table, let mine, let theirs, _):
             owners = """
-                SELECT \(SQLText.q(mine)) AS owner, count(*) AS n FROM \(SQLText.q(table)) AS j WHERE 1\(migrated("j.\(SQLText.q(theirs))")) \
-                GROUP BY \(SQLText.q(mine)) HAVING count(*) > 1
+                SELECT \(SQLText.q(mine)) AS owner, count(*) AS n FROM \(SQLText.q(table)) AS j WHERE \
+                1\(migrated("j.\(SQLText.q(theirs))")) GROUP BY \(SQLText.q(mine)) HAVING count(*) > 1
                 """
         case .reverseColumn(let table, let column, _):
             owners = """
-                SELECT \(SQLText.q(column)) AS owner, count(*) AS n FROM \(SQLText.q(table)) AS m \
-                WHERE \(SQLText.q(column)) IS NOT NULL\(migrated("m.Z_PK")) GROUP BY \(SQLText.q(column)) HAVING count(*) > 1
+                SELECT \(SQLText.q(column)) AS owner, count(*) AS n FROM \(SQLText.q(table)) AS m WHERE \
+                \(SQLText.q(column)) IS NOT NULL\(migrated("m.Z_PK")) GROUP BY \(SQLText.q(column)) HAVING count(*) > 1
                 """
         case .column, .path:
             return
         }
         if let table = sourceLayout.table(forEntity: sourceEntity.root) {
             let scope = migratedScope(entity.name, from: sourceEntity, in: table.name, prefix: "o.")
-            owners = "SELECT * FROM (\(owners)) WHERE owner IN (SELECT o.Z_PK FROM \(SQLText.q(table.name)) AS o WHERE \(scope))"
+            owners =
+                """
+                SELECT * FROM (\(owners)) WHERE owner IN (SELECT o.Z_PK FROM \(SQLText.q(table.name)) AS o WHERE \
+                \(scope))
+                """
         }
         requirements.append(
             MigrationCheck(
-                summary: "\(entity.name).\(relationship.name) becomes to-one, and stored \(sourceEntity.name) objects have several destinations",
+                summary:
+                    """
+                    \(entity.name).\(relationship.name) becomes to-one, and stored \(sourceEntity.name) objects have \
+                    several destinations
+                    """,
                 sql: "SELECT count(*) FROM (\(owners))",
-                rowsSQL: "SELECT 'Z_PK ' || owner || ': ' || n || ' destinations' FROM (\(owners)) ORDER BY owner LIMIT 5",
+                rowsSQL:
+                    "SELECT 'Z_PK ' || owner || ': ' || n || ' destinations' FROM (\(owners)) ORDER BY owner LIMIT 5",
                 remedy: """
                     keep it to-many, reduce those objects to one destination first, \
                     or write \(file) with a policy for \(entity.name) that chooses the one to keep
@@ -352,13 +402,19 @@ extension SegmentPlanner {
 
     /// Copied, widened or nil filled with the default: the stored values must fit a new
     /// min/max (a default fills only nils).
-    mutating func addRanges(of entity: CompiledEntity, _ entityMapping: EntityMapping, from sourceEntity: CompiledEntity, file: String) {
+    mutating func addRanges(
+        of entity: CompiledEntity, _ entityMapping: EntityMapping, from sourceEntity: CompiledEntity, file: String
+    ) {
         for attribute in entity.attributes {
             switch entityMapping.property(attribute.name)?.source {
             case .copy(let from)?, .convert(let from, .widen)?, .convert(let from, .fillDefault)?:
                 // An inherited attribute is checked with its parent's objects,
                 // unless this entity reads it from a column of its own (moved up).
-                if attribute.declaredIn != entity.name, readsAsDeclarer(entity, attribute.name, from: from, in: sourceEntity) { continue }
+                if attribute.declaredIn != entity.name,
+                    readsAsDeclarer(entity, attribute.name, from: from, in: sourceEntity)
+                {
+                    continue
+                }
                 addRange(attribute, of: entity, from: from, in: sourceEntity, file: file)
             default: continue
             }
@@ -372,13 +428,16 @@ extension SegmentPlanner {
     /// made to-many, a one-to-many made many-to-many) leaves no old limit to compare
     /// with: every rule of the new relationship is checked.
     mutating func addCounts(
-        _ relationship: CompiledRelationship, of entity: CompiledEntity, from: String, in sourceEntity: CompiledEntity, file: String
+        _ relationship: CompiledRelationship, of entity: CompiledEntity, from: String, in sourceEntity: CompiledEntity,
+        file: String
     ) {
-        guard let carried = sourceEntity.relationship(named: from), let table = sourceLayout.table(forEntity: sourceEntity.root),
+        guard let carried = sourceEntity.relationship(named: from),
+            let table = sourceLayout.table(forEntity: sourceEntity.root),
             let pairs = pairSource(sourceEntity, from)
         else { return }
         let new = relationship.declaration
-        let sameShape = carried.declaration.isToMany == new.isToMany && carried.isManyToMany == relationship.isManyToMany
+        let sameShape =
+            carried.declaration.isToMany == new.isToMany && carried.isManyToMany == relationship.isManyToMany
         var old = carried.declaration
         if !sameShape { (old.isOptional, old.minCount, old.maxCount) = (true, nil, nil) }
         let count: String
@@ -387,28 +446,47 @@ extension SegmentPlanner {
         let kept = filteredMembers(of: relationship, carried: carried)
         switch pairs {
         case .column(_, let column, _):
-            let member = kept.map { " AND t.\(SQLText.q(column)) IN (SELECT d.Z_PK FROM \(SQLText.q($0.table)) AS d WHERE \($0.condition))" } ?? ""
+            let member =
+                kept.map {
+                    """
+                     AND t.\(SQLText.q(column)) IN (SELECT d.Z_PK FROM \(SQLText.q($0.table)) AS d WHERE \
+                    \($0.condition))
+                    """
+                } ?? ""
             count = "(t.\(SQLText.q(column)) IS NOT NULL\(member))"
         case .reverseColumn(let other, let column, _):
             let member = kept.map { " AND \($0.condition)" } ?? ""
             count = "(SELECT count(*) FROM \(SQLText.q(other)) AS d WHERE d.\(SQLText.q(column)) = t.Z_PK\(member))"
         case .join(let join, let mine, let theirs, _):
-            let member = kept.map { " AND j.\(SQLText.q(theirs)) IN (SELECT d.Z_PK FROM \(SQLText.q($0.table)) AS d WHERE \($0.condition))" } ?? ""
+            let member =
+                kept.map {
+                    """
+                     AND j.\(SQLText.q(theirs)) IN (SELECT d.Z_PK FROM \(SQLText.q($0.table)) AS d WHERE \
+                    \($0.condition))
+                    """
+                } ?? ""
             count = "(SELECT count(*) FROM \(SQLText.q(join)) AS j WHERE j.\(SQLText.q(mine)) = t.Z_PK\(member))"
         case .path: return
         }
         var rules: [(condition: String, what: String)] = []
-        if !new.isToMany, !new.isOptional, old.isOptional { rules.append(("\(count) = 0", "becomes required, and stored objects have none")) }
+        if !new.isToMany, !new.isOptional, old.isOptional {
+            rules.append(("\(count) = 0", "becomes required, and stored objects have none"))
+        }
         // Objects merged into the destination (further mappings) join through their own
         // relationships, which these counts do not see: a minimum is then proved after the
         // copy (`memberCountChecks`), never refused on a count that misses them.
-        let mergedInto = subtree(destination, new.destination).contains { mapping.mappings(forDestination: $0).count > 1 }
+        let mergedInto = subtree(destination, new.destination).contains {
+            mapping.mappings(forDestination: $0).count > 1
+        }
         if new.isToMany, let minimum = new.minCount, minimum > (old.minCount ?? 0), !mergedInto {
             // Counts bind only a non-empty set, or a required one (Docs/Objects.md).
             let empty = new.isOptional ? " AND \(count) > 0" : ""
-            rules.append(("\(count) < \(minimum)\(empty)", "needs at least \(minimum) objects, and stored objects have fewer"))
+            rules.append(
+                ("\(count) < \(minimum)\(empty)", "needs at least \(minimum) objects, and stored objects have fewer"))
         }
-        if new.isToMany, let maximum = new.maxCount, maximum > 0, maximum < (old.maxCount.flatMap { $0 > 0 ? $0 : nil } ?? .max) {
+        if new.isToMany, let maximum = new.maxCount, maximum > 0,
+            maximum < (old.maxCount.flatMap { $0 > 0 ? $0 : nil } ?? .max)
+        {
             rules.append(("\(count) > \(maximum)", "allows at most \(maximum) objects, and stored objects have more"))
         }
         let scope = migratedScope(entity.name, from: sourceEntity, in: table.name, prefix: "t.")
@@ -418,8 +496,17 @@ extension SegmentPlanner {
                 MigrationCheck(
                     summary: "\(entity.name).\(relationship.name) \(rule.what)",
                     sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS t WHERE \(filter)",
-                    rowsSQL: "SELECT 'Z_PK ' || t.Z_PK FROM \(SQLText.q(table.name)) AS t WHERE \(filter) ORDER BY t.Z_PK LIMIT 5",
-                    remedy: "keep the old rule in this version, correct those objects first, or write \(file) with a policy for \(entity.name)"))
+                    rowsSQL:
+                        """
+                        SELECT 'Z_PK ' || t.Z_PK FROM \(SQLText.q(table.name)) AS t WHERE \(filter) ORDER BY t.Z_PK \
+                        LIMIT 5
+                        """,
+                    remedy:
+                        """
+                        keep the old rule in this version, correct those objects first, or write \(file) with a policy \
+                        for \(entity.name)
+                        """
+                ))
         }
     }
 
@@ -428,15 +515,22 @@ extension SegmentPlanner {
     /// on `d.` over the destination's source table; nil when every object goes on.
     /// A destination narrowed to a subentity (`carried`'s destination was its
     /// ancestor) leaves out the members of the other entities the same way.
-    func filteredMembers(of relationship: CompiledRelationship, carried: CompiledRelationship? = nil) -> (table: String, condition: String)? {
+    func filteredMembers(of relationship: CompiledRelationship, carried: CompiledRelationship? = nil) -> (
+        table: String, condition: String
+    )? {
         let name = relationship.declaration.destination
         guard let old = sourceEntity(for: name), let table = sourceLayout.table(forEntity: old.root) else { return nil }
-        let narrowed = carried.map { $0.declaration.destination != old.name && subtree(source, $0.declaration.destination).contains(old.name) } ?? false
+        let narrowed =
+            carried.map {
+                $0.declaration.destination != old.name && subtree(source, $0.declaration.destination).contains(old.name)
+            } ?? false
         // Subentities of the old destination whose objects go elsewhere (out of the
         // hierarchy, or nowhere) leave the relationship too.
         let into = Set(subtree(destination, name).compactMap { mapping.mapping(forDestination: $0)?.source })
         let leaving = subtree(source, old.name).contains { !into.contains($0) }
-        guard narrowed || leaving || subtree(destination, name).contains(where: { mapping.mapping(forDestination: $0)?.filter != nil })
+        guard
+            narrowed || leaving
+                || subtree(destination, name).contains(where: { mapping.mapping(forDestination: $0)?.filter != nil })
         else { return nil }
         return (table.name, migratedScope(name, from: old, in: table.name, prefix: "d."))
     }
@@ -444,57 +538,18 @@ extension SegmentPlanner {
     mutating func addUnique(_ index: StorageLayout.Index, file: String) {
         // Only constraints that are new or changed, or whose values a fill changes, on
         // a table whose rows come from the store, need the data's consent.
-        let unchanged = sourceLayout.indexes.first(where: { $0.name == index.name }).map({ SchemaSQL.createIndex($0) }) == SchemaSQL.createIndex(index)
+        let unchanged =
+            sourceLayout.indexes.first(where: { $0.name == index.name }).map({ SchemaSQL.createIndex($0) })
+            == SchemaSQL.createIndex(index)
         guard let table = destinationLayout.table(named: index.table), table.joinRelationship == nil else { return }
-        var sourceColumns: [String] = []
-        var sourceTable: String?
-        var owners: Set<String> = []
-        var filled = false
-        var keptOwners: Set<String> = []
         // A subentity's constraint over an inherited attribute binds the values the
         // subentity's own mapping gives (fuzzer seed 1100 trial 231: its `default: null`
         // was judged by the parent's copy).
         let constrained = constrainedEntity(of: index)
-        for indexColumn in index.columns {
-            guard let column = table.columns.first(where: { $0.name == indexColumn.name }),
-                case .attribute(let declarer, let property) = column.role
-            else { return }
-            let owner = constrained ?? declarer
-            guard let entity = destination.entity(named: owner), let old = sourceEntity(for: owner),
-                let entityMapping = mapping.mapping(forDestination: owner), entityMapping.kind != .custom
-            else { return }
-            // Subentities reading the property from columns of their own (moved up):
-            // only the hop writes the values, and the index step names duplicates.
-            if readBySubentities(owner, property) { return }
-            let source = entityMapping.property(property)?.source
-            switch source {
-            case .copy(let from)?, .convert(let from, .widen)?, .convert(let from, .fillDefault)?:
-                guard let oldColumn = sourceColumn(old, from), let oldTable = sourceLayout.table(forEntity: old.root) else { return }
-                if sourceTable != nil && sourceTable != oldTable.name { return }
-                sourceTable = oldTable.name
-                let value = copiedValue(source, into: entity.attribute(named: property)?.declaration, from: oldColumn.name)
-                sourceColumns.append(value.sql)
-                filled = filled || value.filled
-                owners.insert(old.name)
-                keptOwners.insert(owner)
-            case .defaultValue(nil)?, .none:
-                return  // every row holds nil: SQLite's unique indexes never compare nils
-            case .defaultValue(let value?)?:
-                // One value for every row: it tells no rows apart, and over constants
-                // alone any two rows collide. `coalesce` keeps an integer default from
-                // reading as a column number in GROUP BY.
-                guard let type = entity.attribute(named: property)?.declaration.type, let oldTable = sourceLayout.table(forEntity: old.root)
-                else { return }
-                if sourceTable != nil && sourceTable != oldTable.name { return }
-                sourceTable = oldTable.name
-                sourceColumns.append("coalesce(\(SQLText.literal(value, as: type)), NULL)")
-                owners.insert(old.name)
-                keptOwners.insert(owner)
-            default:
-                return
-            }
-        }
-        guard let sourceTable, !sourceColumns.isEmpty, !unchanged || filled else { return }
+        guard let values = uniqueValues(of: index, in: table, constrained: constrained) else { return }
+        var (owners, keptOwners) = (values.owners, values.keptOwners)
+        let (sourceColumns, filled) = (values.columns, values.filled)
+        guard let sourceTable = values.table, !sourceColumns.isEmpty, !unchanged || filled else { return }
         // A subentity's constraint binds its own objects (the index is partial,
         // `Z_ENT IN (…)`), not those of the parent or siblings sharing the columns.
         // A new subentity has no stored objects: its constraint binds none.
@@ -503,18 +558,98 @@ extension SegmentPlanner {
             (owners, keptOwners) = ([old.name], [constrained])
         }
         let scope = owners.flatMap { numbers(sourceLayout, subtree(source, $0)) }
-        if !filled && provenUnique(sourceColumns, in: sourceTable, scope: "Z_ENT IN (\(SQLText.list(Array(Set(scope)))))") { return }
+        if !filled
+            && provenUnique(sourceColumns, in: sourceTable, scope: "Z_ENT IN (\(SQLText.list(Array(Set(scope)))))")
+        {
+            return
+        }
         let (duplicates, groups) = Self.duplicateQueries(
-            sourceColumns, in: sourceTable, where: "Z_ENT IN (\(SQLText.list(Array(Set(scope)))))" + keptCondition(keptOwners, in: sourceTable))
+            sourceColumns, in: sourceTable,
+            where: "Z_ENT IN (\(SQLText.list(Array(Set(scope)))))" + keptCondition(keptOwners, in: sourceTable))
         let names = index.columns.map(\.name).joined(separator: ", ")
         requirements.append(
             MigrationCheck(
                 summary: unchanged
-                    ? "unique index \(index.name) (\(names)) on \(index.table): the nils this hop fills with defaults make stored values equal"
-                    : "unique index \(index.name) (\(names)) is new on \(index.table), and stored values are held by several objects",
+                    ? """
+                    unique index \(index.name) (\(names)) on \(index.table): the nils this hop fills with defaults \
+                    make stored values equal
+                    """
+                    : """
+                    unique index \(index.name) (\(names)) is new on \(index.table), and stored values are held by \
+                    several objects
+                    """,
                 sql: "SELECT count(*) FROM (\(duplicates))",
-                rowsSQL: "SELECT value || ' × ' || n || ' (Z_PK ' || keys || ')' FROM (\(groups)) ORDER BY value LIMIT 5",
-                remedy: "make those values unique first, or write \(file) with a policy that merges or renames them (see Docs/Policies.md)"))
+                rowsSQL:
+                    "SELECT value || ' × ' || n || ' (Z_PK ' || keys || ')' FROM (\(groups)) ORDER BY value LIMIT 5",
+                remedy:
+                    """
+                    make those values unique first, or write \(file) with a policy that merges or renames them (see \
+                    Docs/Policies.md)
+                    """
+            ))
+    }
+
+    /// What a unique index compares, row by row, as the hop's copy gives it: the source
+    /// table, the SQL of each value, the source and destination entities whose objects
+    /// it binds, and whether a fill with defaults changes values. Nil when the data need
+    /// not consent (every row nil, a custom mapping, values only the hop writes) or the
+    /// values come from more than one table.
+    struct UniqueValues {
+        var table: String?
+        var columns: [String] = []
+        var owners: Set<String> = []
+        var keptOwners: Set<String> = []
+        var filled = false
+    }
+
+    /// The values `index` compares as the hop copies them (``UniqueValues``).
+    func uniqueValues(
+        of index: StorageLayout.Index, in table: StorageLayout.Table, constrained: String?
+    ) -> UniqueValues? {
+        var result = UniqueValues()
+        for indexColumn in index.columns {
+            guard let column = table.columns.first(where: { $0.name == indexColumn.name }),
+                case .attribute(let declarer, let property) = column.role
+            else { return nil }
+            let owner = constrained ?? declarer
+            guard let entity = destination.entity(named: owner), let old = sourceEntity(for: owner),
+                let entityMapping = mapping.mapping(forDestination: owner), entityMapping.kind != .custom
+            else { return nil }
+            // Subentities reading the property from columns of their own (moved up):
+            // only the hop writes the values, and the index step names duplicates.
+            if readBySubentities(owner, property) { return nil }
+            let source = entityMapping.property(property)?.source
+            switch source {
+            case .copy(let from)?, .convert(let from, .widen)?, .convert(let from, .fillDefault)?:
+                guard let oldColumn = sourceColumn(old, from), let oldTable = sourceLayout.table(forEntity: old.root)
+                else { return nil }
+                if result.table != nil && result.table != oldTable.name { return nil }
+                result.table = oldTable.name
+                let value = copiedValue(
+                    source, into: entity.attribute(named: property)?.declaration, from: oldColumn.name)
+                result.columns.append(value.sql)
+                result.filled = result.filled || value.filled
+                result.owners.insert(old.name)
+                result.keptOwners.insert(owner)
+            case .defaultValue(nil)?, .none:
+                return nil  // every row holds nil: SQLite's unique indexes never compare nils
+            case .defaultValue(let value?)?:
+                // One value for every row: it tells no rows apart, and over constants
+                // alone any two rows collide. `coalesce` keeps an integer default from
+                // reading as a column number in GROUP BY.
+                guard let type = entity.attribute(named: property)?.declaration.type,
+                    let oldTable = sourceLayout.table(forEntity: old.root)
+                else { return nil }
+                if result.table != nil && result.table != oldTable.name { return nil }
+                result.table = oldTable.name
+                result.columns.append("coalesce(\(SQLText.literal(value, as: type)), NULL)")
+                result.owners.insert(old.name)
+                result.keptOwners.insert(owner)
+            default:
+                return nil
+            }
+        }
+        return result
     }
 
     /// Whether a unique index the store already has on these columns (or some of
@@ -531,21 +666,37 @@ extension SegmentPlanner {
     /// The rows of a unique index's table, as the hop wrote them, that hold the
     /// same values: named when SQLite refuses to create the index.
     func duplicatesCheck(_ index: StorageLayout.Index) -> MigrationCheck {
-        let (duplicates, groups) = Self.duplicateQueries(index.columns.map { SQLText.q($0.name) }, in: index.table, where: index.condition ?? "1")
+        let (duplicates, groups) = Self.duplicateQueries(
+            index.columns.map { SQLText.q($0.name) }, in: index.table, where: index.condition ?? "1")
         let names = index.columns.map(\.name).joined(separator: ", ")
         let file = "Migrations/\(destination.model)/\(source.version)-to-\(destination.version).yaml"
         return MigrationCheck(
-            summary: "unique index \(index.name) (\(names)) on \(index.table): the values this hop writes are held by several objects",
+            summary:
+                """
+                unique index \(index.name) (\(names)) on \(index.table): the values this hop writes are held by \
+                several objects
+                """,
             sql: "SELECT count(*) FROM (\(duplicates))",
             rowsSQL: "SELECT value || ' × ' || n || ' (Z_PK ' || keys || ')' FROM (\(groups)) ORDER BY value LIMIT 5",
-            remedy: "make those values unique first, or write \(file) with a policy that merges or renames them (see Docs/Policies.md)")
+            remedy:
+                """
+                make those values unique first, or write \(file) with a policy that merges or renames them (see \
+                Docs/Policies.md)
+                """
+        )
     }
 
     /// The groups of rows (`scope` a condition on `table`) holding the same non-nil
     /// values of `columns` more than once: one row per group to count them (each
     /// group read once), and the values with their count and keys, to name them.
-    static func duplicateQueries(_ columns: [String], in table: String, where scope: String) -> (count: String, named: String) {
-        let rows = "FROM \(SQLText.q(table)) WHERE \(scope) AND \(columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND "))"
+    static func duplicateQueries(_ columns: [String], in table: String, where scope: String) -> (
+        count: String, named: String
+    ) {
+        let rows =
+            """
+            FROM \(SQLText.q(table)) WHERE \(scope) AND \
+            \(columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND "))
+            """
         let grouped = "GROUP BY \(columns.joined(separator: ", ")) HAVING count(*) > 1"
         return (
             "SELECT 1 \(rows) \(grouped)",
@@ -561,7 +712,8 @@ extension SegmentPlanner {
     func constrainedEntity(of index: StorageLayout.Index) -> String? {
         guard index.condition != nil else { return nil }
         return destination.entities.first { entity in
-            entity.parent != nil && entity.uniqueness.contains { "Z_\(entity.name)_UNIQUE_\($0.joined(separator: "_"))" == index.name }
+            entity.parent != nil
+                && entity.uniqueness.contains { "Z_\(entity.name)_UNIQUE_\($0.joined(separator: "_"))" == index.name }
         }?.name
     }
 }

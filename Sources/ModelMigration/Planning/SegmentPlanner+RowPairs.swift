@@ -8,20 +8,27 @@ extension SegmentPlanner {
     /// The destination key of the row `s` for a to-one relationship, from where the pairs
     /// were: of several (a to-many made to-one), the lowest key among those `keeping`
     /// keeps (the destinations the hop migrates: `d` rows of `table` where `condition`).
-    func destinationOfRow(_ source: PairSource, reversed: Bool, keeping: (table: String, condition: String)? = nil) -> String {
+    func destinationOfRow(_ source: PairSource, reversed: Bool, keeping: (table: String, condition: String)? = nil)
+        -> String
+    {
         func kept(_ key: String) -> String {
-            keeping.map { " AND \(key) IN (SELECT d.Z_PK FROM \(SQLText.q($0.table)) AS d WHERE \($0.condition))" } ?? ""
+            keeping.map { " AND \(key) IN (SELECT d.Z_PK FROM \(SQLText.q($0.table)) AS d WHERE \($0.condition))" }
+                ?? ""
         }
         switch (source, reversed) {
         case (.column(_, let column, _), false):
             return "s.\(SQLText.q(column))"
         case (.column(let table, let column, let numbers), true):
             return """
-                (SELECT t.Z_PK FROM \(SQLText.q(table)) AS t \
-                WHERE t.\(SQLText.q(column)) = s.Z_PK AND t.Z_ENT IN (\(SQLText.list(numbers)))\(kept("t.Z_PK")) ORDER BY t.Z_PK LIMIT 1)
+                (SELECT t.Z_PK FROM \(SQLText.q(table)) AS t WHERE t.\(SQLText.q(column)) = s.Z_PK AND t.Z_ENT IN \
+                (\(SQLText.list(numbers)))\(kept("t.Z_PK")) ORDER BY t.Z_PK LIMIT 1)
                 """
         case (.reverseColumn(let table, let column, _), false):
-            return "(SELECT t.Z_PK FROM \(SQLText.q(table)) AS t WHERE t.\(SQLText.q(column)) = s.Z_PK\(kept("t.Z_PK")) ORDER BY t.Z_PK LIMIT 1)"
+            return
+                """
+                (SELECT t.Z_PK FROM \(SQLText.q(table)) AS t WHERE t.\(SQLText.q(column)) = s.Z_PK\(kept("t.Z_PK")) \
+                ORDER BY t.Z_PK LIMIT 1)
+                """
         case (.reverseColumn(let table, let column, _), true):
             return "(SELECT t.\(SQLText.q(column)) FROM \(SQLText.q(table)) AS t WHERE t.Z_PK = s.Z_PK)"
         case (.join(let table, let mine, let theirs, _), false):

@@ -23,8 +23,9 @@ extension SegmentPlanner {
             throw PlanningError(
                 .noPath,
                 """
-                \(destinations.joined(separator: " and ")) are all made from each \(name) and share table \(table.name): \
-                their objects would take the same keys; give each its own entity hierarchy, or make one of them in a policy
+                \(destinations.joined(separator: " and ")) are all made from each \(name) and share table \
+                \(table.name): their objects would take the same keys; give each its own entity hierarchy, or make one \
+                of them in a policy
                 """)
         }
         return true
@@ -35,7 +36,8 @@ extension SegmentPlanner {
     func readByAnotherMapping(_ entity: String, _ property: String) -> Bool {
         let sources = source.entities.filter { lineageNames(source, $0.name).contains(entity) }.map(\.name)
         return sources.contains { name in
-            mapping.mappings(fromSource: name).count > 1 && !mapping.droppedProperties(ofSource: name).contains(property)
+            mapping.mappings(fromSource: name).count > 1
+                && !mapping.droppedProperties(ofSource: name).contains(property)
         }
     }
 
@@ -45,10 +47,16 @@ extension SegmentPlanner {
     /// never take the key of one already stored). A store failing them is rolled back.
     mutating func addKeyCounterChecks() {
         let numbers = destinationLayout.entityNumbers
-        let planned = destination.entities.compactMap { entity in numbers[entity.name].map { (entity.name, $0) } }.sorted { $0.1 < $1.1 }
+        let planned = destination.entities.compactMap { entity in numbers[entity.name].map { (entity.name, $0) } }
+            .sorted { $0.1 < $1.1 }
         guard !planned.isEmpty else { return }
         let rows = planned.map { "SELECT \($0.1) AS e, '\($0.0)' AS n" }.joined(separator: " UNION ALL ")
-        var parts = ["(SELECT count(*) FROM (\(rows)) AS p WHERE NOT EXISTS (SELECT 1 FROM Z_PRIMARYKEY k WHERE k.Z_ENT = p.e AND k.Z_NAME = p.n))"]
+        var parts = [
+            """
+            (SELECT count(*) FROM (\(rows)) AS p WHERE NOT EXISTS (SELECT 1 FROM Z_PRIMARYKEY k WHERE k.Z_ENT = p.e \
+            AND k.Z_NAME = p.n))
+            """
+        ]
         for table in destinationLayout.tables where table.joinRelationship == nil {
             guard let number = numbers[table.entity] else { continue }
             parts.append(
@@ -71,8 +79,10 @@ extension SegmentPlanner {
 extension SegmentPlanner {
     /// The summary of a table an additional mapping fills: which objects it makes of which.
     func additionalBuildSummary(_ table: Table, from sourceTable: String) -> String? {
-        let made = destination.entities.filter { $0.root == table.entity }.compactMap { mapping.mapping(forDestination: $0.name) }
-            .filter(mapping.isAdditional)
+        let made = destination.entities.filter { $0.root == table.entity }.compactMap {
+            mapping.mapping(forDestination: $0.name)
+        }
+        .filter(mapping.isAdditional)
         guard !made.isEmpty else { return nil }
         let each = made.map { "a \($0.destination ?? "?") for each \($0.source ?? "?") (entity mapping \($0.name))" }
         return "create \(table.name) from \(sourceTable): " + each.joined(separator: "; ")

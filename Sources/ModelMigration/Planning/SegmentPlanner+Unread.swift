@@ -25,12 +25,17 @@ extension SegmentPlanner {
             requirements.append(
                 MigrationCheck(
                     summary: """
-                        \(entity.name): the store holds objects of version \(source.version)'s \(entity.name), which no entity mapping \
-                        of this hop reads, while version \(destination.version)'s \(entity.name) is made from \(madeFrom): they would be \
-                        lost, and references to them would name \(madeFrom)'s objects
+                        \(entity.name): the store holds objects of version \(source.version)'s \(entity.name), which \
+                        no entity mapping of this hop reads, while version \(destination.version)'s \(entity.name) is \
+                        made from \(madeFrom): they would be lost, and references to them would name \(madeFrom)'s \
+                        objects
                         """,
                     sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number)",
-                    rowsSQL: "SELECT 'Z_PK ' || Z_PK FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number) ORDER BY Z_PK LIMIT 5",
+                    rowsSQL:
+                        """
+                        SELECT 'Z_PK ' || Z_PK FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number) ORDER BY Z_PK \
+                        LIMIT 5
+                        """,
                     remedy: "map them in \(file) (into another entity, or alongside), or delete them first"))
         }
     }

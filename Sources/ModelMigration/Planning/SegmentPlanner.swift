@@ -66,18 +66,26 @@ struct SegmentPlanner {
     /// The source entities a destination entity's objects come from: its own
     /// mapping's, then those of further mappings into it (a merge).
     func sourceEntities(for destinationEntity: String) -> [CompiledEntity] {
-        mapping.mappings(forDestination: destinationEntity).compactMap { $0.source.flatMap { source.entity(named: $0) } }
+        mapping.mappings(forDestination: destinationEntity).compactMap {
+            $0.source.flatMap { source.entity(named: $0) }
+        }
     }
 
-    func numbers(_ layout: StorageLayout, _ names: [String]) -> [Int] { names.compactMap { layout.entityNumbers[$0] }.sorted() }
+    func numbers(_ layout: StorageLayout, _ names: [String]) -> [Int] {
+        names.compactMap { layout.entityNumbers[$0] }.sorted()
+    }
 
     func subtree(_ version: CompiledVersion, _ name: String) -> [String] { version.subtree(of: name) }
 
     /// The source column holding a property of a source entity.
     func sourceColumn(_ entity: CompiledEntity, _ property: String) -> Column? {
         let table = sourceLayout.table(forEntity: entity.root)
-        if let a = entity.attribute(named: property) { return table?.column(for: .attribute(entity: a.declaredIn, property: property)) }
-        if let r = entity.relationship(named: property) { return table?.column(for: .toOne(entity: r.declaredIn, relationship: property)) }
+        if let a = entity.attribute(named: property) {
+            return table?.column(for: .attribute(entity: a.declaredIn, property: property))
+        }
+        if let r = entity.relationship(named: property) {
+            return table?.column(for: .toOne(entity: r.declaredIn, relationship: property))
+        }
         return nil
     }
 
@@ -96,14 +104,20 @@ struct SegmentPlanner {
     }
 
     func pairSource(_ entity: CompiledEntity, _ name: String) -> PairSource? {
-        guard let relationship = entity.relationship(named: name), !relationship.declaration.isTransient else { return nil }
+        guard let relationship = entity.relationship(named: name), !relationship.declaration.isTransient else {
+            return nil
+        }
         let r = relationship.declaration
         if !r.isToMany {
-            guard let column = sourceColumn(entity, name), let table = sourceLayout.table(forEntity: entity.root) else { return nil }
-            return .column(table: table.name, column: column.name, numbers: numbers(sourceLayout, subtree(source, entity.name)))
+            guard let column = sourceColumn(entity, name), let table = sourceLayout.table(forEntity: entity.root) else {
+                return nil
+            }
+            return .column(
+                table: table.name, column: column.name, numbers: numbers(sourceLayout, subtree(source, entity.name)))
         }
         if let destination = source.entity(named: r.destination),
-            let (table, column, order) = sourceLayout.reverseColumn(for: relationship, destinationRoot: destination.root)
+            let (table, column, order) = sourceLayout.reverseColumn(
+                for: relationship, destinationRoot: destination.root)
         {
             return .reverseColumn(table: table.name, column: column, order: order)
         }
@@ -125,7 +139,8 @@ struct SegmentPlanner {
     /// its inverse's reversed (when only the inverse existed before).
     func pairs(for entity: CompiledEntity, _ relationship: CompiledRelationship) -> FoundPairs? {
         if let path = pathPairs(entity, relationship) { return FoundPairs(source: path, reversed: false) }
-        if let inverse = relationship.declaration.inverse, let owner = destination.entity(named: relationship.inverseEntity ?? ""),
+        if let inverse = relationship.declaration.inverse,
+            let owner = destination.entity(named: relationship.inverseEntity ?? ""),
             let ownerRelationship = owner.relationship(named: inverse), let path = pathPairs(owner, ownerRelationship)
         {
             return FoundPairs(source: path, reversed: true)
@@ -136,7 +151,8 @@ struct SegmentPlanner {
             return FoundPairs(source: pairs, reversed: false)
         }
         if let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
-            let ownerSource = sourceEntity(for: owner), let from = sourceName(owner, inverse), let pairs = pairSource(ownerSource, from)
+            let ownerSource = sourceEntity(for: owner), let from = sourceName(owner, inverse),
+            let pairs = pairSource(ownerSource, from)
         {
             return FoundPairs(source: pairs, reversed: true)
         }
@@ -151,7 +167,8 @@ struct SegmentPlanner {
     /// pairs are the destination's.
     func pathPairs(_ entity: CompiledEntity, _ relationship: CompiledRelationship) -> PairSource? {
         guard relationship.declaration.isToMany, let sourceEntity = sourceEntity(for: entity.name),
-            case .expression(let keys, _)? = mapping.mapping(forDestination: entity.name)?.property(relationship.name)?.source,
+            case .expression(let keys, _)? = mapping.mapping(forDestination: entity.name)?.property(relationship.name)?
+                .source,
             keys.hasPrefix("$source.")
         else { return nil }
         var current = sourceEntity
@@ -241,7 +258,8 @@ struct SegmentPlanner {
             try buildJoin(join.table, as: join.buildName, parts: join.parts)
         }
         // 1b. Policies: after every new table exists, while the old ones still do.
-        let buildTables = Dictionary(tables.built.map { ($0.table.name, $0.buildName) }, uniquingKeysWith: { a, _ in a })
+        let buildTables = Dictionary(
+            tables.built.map { ($0.table.name, $0.buildName) }, uniquingKeysWith: { a, _ in a })
         try policyStep(buildTables: buildTables)
         try carryOtherEntitiesColumns(buildTables: buildTables)
         // 2. Drop what is replaced or gone, then move new tables into place.
@@ -268,7 +286,10 @@ struct SegmentPlanner {
         var tables = TablePlan()
         for table in destinationLayout.tables where table.joinRelationship == nil {
             let hierarchy = destination.entities.filter { $0.root == table.entity }
-            let sourceTables = Set(hierarchy.compactMap { sourceEntity(for: $0.name) }.compactMap { sourceLayout.table(forEntity: $0.root)?.name })
+            let sourceTables = Set(
+                hierarchy.compactMap { sourceEntity(for: $0.name) }.compactMap {
+                    sourceLayout.table(forEntity: $0.root)?.name
+                })
             // Objects merged in from other tables take new keys first (`rekeyMergedObjects`).
             let merges = try furtherMappingsFeeding(table)
             if sourceTables.count > 1 {
@@ -283,7 +304,8 @@ struct SegmentPlanner {
             if sourceTables.isEmpty || additional || merges {
                 let clash = sourceLayout.table(named: table.name) != nil
                 if clash { tables.rebuilt.insert(table.name) }
-                tables.newTables.append(TableBuild(table: table, buildName: clash ? "MM_NEW_" + table.name : table.name))
+                tables.newTables.append(
+                    TableBuild(table: table, buildName: clash ? "MM_NEW_" + table.name : table.name))
             } else if try canAlter(table, from: sourceLayout.table(named: sourceTables.first!)!) {
                 tables.fastPath.append(table)
             } else {
@@ -299,24 +321,32 @@ struct SegmentPlanner {
     func joinTables(into tables: inout TablePlan) {
         for table in destinationLayout.tables where table.joinRelationship != nil {
             let names = table.joinRelationship!.split(separator: ".").map(String.init)
-            guard let entity = destination.entity(named: names[0]), let relationship = entity.relationship(named: names[1]) else { continue }
+            guard let entity = destination.entity(named: names[0]),
+                let relationship = entity.relationship(named: names[1])
+            else { continue }
             let parts = joinParts(for: entity, relationship) + inverseOnlyJoinParts(of: entity, relationship, in: table)
             // Kept or renamed only when every owner reads one unfiltered source.
             let found = parts.count == 1 && parts[0].owners == nil && parts[0].members == nil ? parts[0].found : nil
-            if case .join(let name, let mine, let theirs, let order)? = found?.source, found?.reversed == false, name == table.name,
+            if case .join(let name, let mine, let theirs, let order)? = found?.source, found?.reversed == false,
+                name == table.name,
                 let old = sourceLayout.table(named: name), old.columns.map(\.name) == table.columns.map(\.name),
                 mine == table.columns[0].name, theirs == table.columns[1].name,
-                order == table.column(for: .order(entity: relationship.declaredIn, relationship: relationship.name))?.name
+                order
+                    == table.column(for: .order(entity: relationship.declaredIn, relationship: relationship.name))?.name
             {
                 tables.keptJoins.insert(name)
                 continue
             }
-            if parts.count <= 1, let rename = joinRename(table, found: found, claimed: tables.keptJoins.union(tables.renamedJoins.map(\.old.name))) {
+            if parts.count <= 1,
+                let rename = joinRename(
+                    table, found: found, claimed: tables.keptJoins.union(tables.renamedJoins.map(\.old.name)))
+            {
                 tables.renamedJoins.append(rename)
                 continue
             }
             let exists = sourceLayout.table(named: table.name) != nil
-            tables.newJoins.append(TableBuild(table: table, buildName: exists ? "MM_NEW_" + table.name : table.name, parts: parts))
+            tables.newJoins.append(
+                TableBuild(table: table, buildName: exists ? "MM_NEW_" + table.name : table.name, parts: parts))
         }
     }
 
@@ -326,7 +356,9 @@ struct SegmentPlanner {
         for entity in destination.entities {
             for relationship in entity.relationships where relationship.declaredIn == entity.name {
                 let r = relationship.declaration
-                guard r.isToMany, r.inverse == nil, !r.isTransient, let found = pairs(for: entity, relationship) else { continue }
+                guard r.isToMany, r.inverse == nil, !r.isTransient, let found = pairs(for: entity, relationship) else {
+                    continue
+                }
                 let shared: Bool =
                     switch found.source {
                     case .column, .join, .path: true
@@ -336,9 +368,9 @@ struct SegmentPlanner {
                     warnings.append(
                         MigrationWarning(
                             message: """
-                                \(entity.name).\(r.name) has no inverse: each \(r.destination) row keeps the key of one \
-                                \(entity.name) (as Core Data stores it); a \(r.destination) shared by several keeps \
-                                the one with the lowest primary key
+                                \(entity.name).\(r.name) has no inverse: each \(r.destination) row keeps the key of \
+                                one \(entity.name) (as Core Data stores it); a \(r.destination) shared by several \
+                                keeps the one with the lowest primary key
                                 """, isDestructive: true, subject: "\(entity.name).\(r.name)"))
                 }
             }
@@ -353,7 +385,8 @@ struct SegmentPlanner {
             where attribute.declaredIn == entity.name && attribute.declaration.type == .binary
                 && !attribute.declaration.allowsExternalStorage
             {
-                guard let sourceEntity = sourceEntity(for: entity.name), let from = sourceName(entity.name, attribute.name),
+                guard let sourceEntity = sourceEntity(for: entity.name),
+                    let from = sourceName(entity.name, attribute.name),
                     sourceEntity.attribute(named: from)?.declaration.allowsExternalStorage == true
                 else { continue }
                 warnings.append(
@@ -371,14 +404,17 @@ struct SegmentPlanner {
     mutating func policyStep(buildTables: [String: String]) throws {
         let order = mapping.fileOrder ?? []
         let custom = mapping.entityMappings.filter { $0.kind == .custom }.enumerated().sorted { a, b in
-            let x = order.firstIndex(of: a.element.destination ?? "") ?? Int.max, y = order.firstIndex(of: b.element.destination ?? "") ?? Int.max
+            let x = order.firstIndex(of: a.element.destination ?? "") ?? Int.max,
+                y = order.firstIndex(of: b.element.destination ?? "") ?? Int.max
             return x != y ? x < y : a.offset < b.offset
         }.map(\.element)
         var invocations: [PolicyInvocation] = []
         var policyRows: Int64 = 0
         for entityMapping in custom {
-            guard let policy = entityMapping.policy, let sourceName = entityMapping.source, let destinationName = entityMapping.destination,
-                let sourceEntity = source.entity(named: sourceName), let table = sourceLayout.table(forEntity: sourceEntity.root),
+            guard let policy = entityMapping.policy, let sourceName = entityMapping.source,
+                let destinationName = entityMapping.destination,
+                let sourceEntity = source.entity(named: sourceName),
+                let table = sourceLayout.table(forEntity: sourceEntity.root),
                 let number = sourceLayout.entityNumbers[sourceName]
             else { continue }
             policyRows = policyRows.adding(saturating: try count(table.name, [number]))
@@ -389,12 +425,14 @@ struct SegmentPlanner {
             try warnDropped(entityMapping, sourceEntity: sourceEntity, numbers: [number], policy: true)
         }
         if !invocations.isEmpty {
-            let names = invocations.map { "\($0.policy): \($0.sourceEntity) → \($0.destinationEntity)" }.joined(separator: "; ")
+            let names = invocations.map { "\($0.policy): \($0.sourceEntity) → \($0.destinationEntity)" }.joined(
+                separator: "; ")
             steps.append(
                 .policy(
                     MigrationStep.PolicyStage(
                         summary: invocations.count == 1 ? "policy \(names)" : "policies \(names) (stage by stage)",
-                        table: destinationLayout.table(forEntity: destination.entity(named: invocations[0].destinationEntity)!.root)?.name,
+                        table: destinationLayout.table(
+                            forEntity: destination.entity(named: invocations[0].destinationEntity)!.root)?.name,
                         policies: invocations, cost: .policy(rows: policyRows))))
         }
     }
@@ -402,11 +440,13 @@ struct SegmentPlanner {
     /// Drops what is replaced or gone, then moves the new tables into place.
     mutating func dropReplacedTables(_ tables: TablePlan) throws {
         for table in sourceLayout.tables {
-            let replaced = tables.rebuilt.contains(table.name) || tables.newJoins.contains { $0.table.name == table.name }
+            let replaced =
+                tables.rebuilt.contains(table.name) || tables.newJoins.contains { $0.table.name == table.name }
             // Kept: a table altered in place comes from it (a destination table of the
             // same name may come from another one, renamed onto a removed entity's name).
             let kept =
-                tables.fastPath.contains { (tableRenamedFrom($0) ?? $0.name) == table.name } || tables.keptJoins.contains(table.name)
+                tables.fastPath.contains { (tableRenamedFrom($0) ?? $0.name) == table.name }
+                || tables.keptJoins.contains(table.name)
                 || tables.renamedJoins.contains { $0.old.name == table.name }
             guard replaced || !kept else { continue }
             if replaced && kept {
@@ -415,7 +455,9 @@ struct SegmentPlanner {
                 moveAside(table)
                 continue
             }
-            let fed = destination.entities.contains { sourceEntity(for: $0.name).flatMap { sourceLayout.table(forEntity: $0.root)?.name } == table.name }
+            let fed = destination.entities.contains {
+                sourceEntity(for: $0.name).flatMap { sourceLayout.table(forEntity: $0.root)?.name } == table.name
+            }
             if !replaced, !fed, table.joinRelationship == nil { try warnDroppedTable(table) }
             steps.append(
                 .dropTable(
@@ -442,7 +484,8 @@ struct SegmentPlanner {
             .renameTable(
                 .init(
                     summary: "move table \(table.name) out of the way (renamed below)",
-                    sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME TO \(SQLText.q(temporary))"], cost: .constant, table: table.name)))
+                    sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME TO \(SQLText.q(temporary))"], cost: .constant,
+                    table: table.name)))
     }
 
     /// The tables SQLite can change in place. A table renamed onto a name another
@@ -474,7 +517,9 @@ struct SegmentPlanner {
         // Tables created empty: their indexes cost nothing.
         let emptyTables = Set(
             tables.newTables
-                .filter { new in !destination.entities.contains { $0.root == new.table.entity && sourceEntity(for: $0.name) != nil } }
+                .filter { new in
+                    !destination.entities.contains { $0.root == new.table.entity && sourceEntity(for: $0.name) != nil }
+                }
                 .map(\.table.name) + tables.newJoins.filter { $0.parts.isEmpty }.map(\.table.name))
         // A source index as it stands after the in-place renames of its table and columns.
         let renamedTables = Dictionary(
@@ -485,7 +530,8 @@ struct SegmentPlanner {
             index.table = renamedTables[index.table] ?? index.table
             return index
         }
-        let oldIndexes = Dictionary(sourceLayout.indexes.map { ($0.name, afterRenames($0)) }, uniquingKeysWith: { a, _ in a })
+        let oldIndexes = Dictionary(
+            sourceLayout.indexes.map { ($0.name, afterRenames($0)) }, uniquingKeysWith: { a, _ in a })
         let newIndexes = Dictionary(destinationLayout.indexes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         // A table renamed in place keeps its indexes under their old names: drop them
         // (the loop below creates them under the new table's names).
@@ -512,7 +558,8 @@ struct SegmentPlanner {
             }
             // An index of a table renamed away moves with it under its old name, which
             // the table now taking that name may need: drop it whatever its definition.
-            if (newIndexes[index.name].map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(afterRenames(index)) || tableRenamed(index.table)
+            if (newIndexes[index.name].map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(afterRenames(index))
+                || tableRenamed(index.table)
                 || renamedAway.contains(index.table)) && !droppedBeforeFill.contains(index.name)
             {
                 steps.append(
@@ -533,7 +580,8 @@ struct SegmentPlanner {
                     .init(
                         summary: "create \(index.isUnique ? "unique " : "")index \(index.name) on \(index.table)",
                         sql: [SchemaSQL.createIndex(index)],
-                        cost: emptyTables.contains(index.table) ? .constant : .indexBuild(rows: rows), table: index.table,
+                        cost: emptyTables.contains(index.table) ? .constant : .indexBuild(rows: rows),
+                        table: index.table,
                         duplicates: index.isUnique ? duplicatesCheck(index) : nil)))
         }
     }

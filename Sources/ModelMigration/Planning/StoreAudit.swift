@@ -44,8 +44,10 @@ struct StoreAudit {
     /// the row-level preconditions check.
     func keyTableProblems(_ rows: [EntityKeyRow]) -> [String] {
         var problems: [String] = []
-        for row in rows where version.entity(named: row.name) != nil && !(1...Self.largestEntityNumber).contains(row.number) {
-            problems.append("Z_PRIMARYKEY numbers entity \(row.name) \(row.number), outside 1…\(Self.largestEntityNumber)")
+        for row in rows
+        where version.entity(named: row.name) != nil && !(1...Self.largestEntityNumber).contains(row.number) {
+            problems.append(
+                "Z_PRIMARYKEY numbers entity \(row.name) \(row.number), outside 1…\(Self.largestEntityNumber)")
         }
         return problems
     }
@@ -56,11 +58,14 @@ struct StoreAudit {
     /// `skipping`: tables not to read now (each check reads one table).
     func preconditions(tables: Set<String>? = nil, skipping: Set<String> = []) -> [MigrationCheck] {
         var checks: [MigrationCheck] = []
-        for table in layout.tables where table.joinRelationship == nil && tables?.contains(table.name) != false && !skipping.contains(table.name) {
+        for table in layout.tables
+        where table.joinRelationship == nil && tables?.contains(table.name) != false && !skipping.contains(table.name) {
             if let check = entityNumberCheck(table) { checks.append(check) }
         }
         for table in layout.tables
-        where table.joinRelationship == nil && tables?.contains(table.name) != false && refusesStrayValues && !skipping.contains(table.name) {
+        where table.joinRelationship == nil && tables?.contains(table.name) != false && refusesStrayValues
+            && !skipping.contains(table.name)
+        {
             if let check = columnOwnership(table) { checks.append(check) }
         }
         for table in layout.tables where !skipping.contains(table.name) {
@@ -76,7 +81,8 @@ struct StoreAudit {
     func referenceChecks(from table: Table) -> [(check: MigrationCheck, row: String)] {
         var checks: [(check: MigrationCheck, row: String)] = []
         for column in table.columns {
-            guard let target = referencedEntity(column.role), let targetTable = layout.table(forEntity: target.root) else { continue }
+            guard let target = referencedEntity(column.role), let targetTable = layout.table(forEntity: target.root)
+            else { continue }
             let targets = numbers(of: version.subtree(of: target.name))
             let sharing = numbers(of: version.entities.filter { $0.root == target.root }.map(\.name))
             // A reference into a table that holds only the target's hierarchy
@@ -92,11 +98,12 @@ struct StoreAudit {
                 summary: "\(table.name).\(column.name) points at rows that are not \(target.name) objects",
                 sql: "SELECT count(*) \(wrong)",
                 rowsSQL: """
-                    SELECT \(rowLabel) || '\(targetTable.name) Z_PK ' || d.Z_PK || ', Z_ENT ' || d.Z_ENT || \(entityLabel("d.Z_ENT")) \
-                    \(wrong) LIMIT 5
+                    SELECT \(rowLabel) || '\(targetTable.name) Z_PK ' || d.Z_PK || ', Z_ENT ' || d.Z_ENT || \
+                    \(entityLabel("d.Z_ENT")) \(wrong) LIMIT 5
                     """)
             let row = """
-                EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = s.\(c) AND d.Z_ENT NOT IN (\(SQLText.list(targets))))
+                EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = s.\(c) AND d.Z_ENT NOT IN \
+                (\(SQLText.list(targets))))
                 """
             checks.append((check, row))
         }
@@ -132,7 +139,9 @@ struct StoreAudit {
 
     /// `columnOwnership`, with its condition for one row (its columns unqualified,
     /// as in a copy reading only the table).
-    func columnOwnershipWithRow(_ table: Table, only columns: Set<String>? = nil) -> (check: MigrationCheck, row: String)? {
+    func columnOwnershipWithRow(_ table: Table, only columns: Set<String>? = nil) -> (
+        check: MigrationCheck, row: String
+    )? {
         var conditions: [(condition: String, label: String)] = []
         for column in table.columns where columns?.contains(column.name) != false {
             let owner: String
@@ -151,13 +160,18 @@ struct StoreAudit {
         }
         guard !conditions.isEmpty else { return nil }
         let filter = conditions.map(\.condition).joined(separator: " OR ")
-        let which = "CASE " + conditions.map { "WHEN \($0.condition) THEN '\($0.label)'" }.joined(separator: " ") + " END"
+        let which =
+            "CASE " + conditions.map { "WHEN \($0.condition) THEN '\($0.label)'" }.joined(separator: " ") + " END"
         let check = MigrationCheck(
-            summary: "\(table.name) holds values in columns of another entity than the row's (the rows' Z_ENT do not fit what they hold)",
+            summary:
+                """
+                \(table.name) holds values in columns of another entity than the row's (the rows' Z_ENT do not fit \
+                what they hold)
+                """,
             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
             rowsSQL: """
-                SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || Z_ENT || \(entityLabel("Z_ENT")) || ' and a value in ' || \(which) \
-                FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5
+                SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || Z_ENT || \(entityLabel("Z_ENT")) || ' and a value in ' || \
+                \(which) FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5
                 """)
         return (check, filter)
     }
@@ -168,21 +182,28 @@ struct StoreAudit {
     /// Values in a column whose name differs from a column of the row's own entity
     /// only by its suffix (`ZTEXT` and `ZTEXT1`) are not a leftover but a sign the
     /// two are bound the wrong way round: those refuse the store (`refusals`).
-    func strayValues(tables: Set<String>?, on connection: Connection) throws -> (refusals: [String], warnings: [MigrationWarning]) {
+    func strayValues(tables: Set<String>?, on connection: Connection) throws -> (
+        refusals: [String], warnings: [MigrationWarning]
+    ) {
         var warnings: [MigrationWarning] = []
         var refusals: [String] = []
         for table in layout.tables where table.joinRelationship == nil && tables?.contains(table.name) != false {
             var stems: [Substring: Set<String>] = [:]  // stem → the entities owning a column of it
             for column in table.columns {
-                if case .attribute(let entity, _) = column.role { stems[StorageLayout.stem(column.name), default: []].insert(entity) }
+                if case .attribute(let entity, _) = column.role {
+                    stems[StorageLayout.stem(column.name), default: []].insert(entity)
+                }
             }
             let shared = Set(table.columns.map(\.name).filter { (stems[StorageLayout.stem($0)]?.count ?? 0) > 1 })
             if !shared.isEmpty, let check = columnOwnership(table, only: shared) {
                 refusals += try Self.violations(
                     of: [
                         MigrationCheck(
-                            summary: "\(table.name) holds values in the column of a sibling entity whose name differs from the row's own column only by "
-                                + "its suffix (are the two bound the wrong way round?)", sql: check.sql, rowsSQL: check.rowsSQL)
+                            summary:
+                                "\(table.name) holds values in the column of a sibling entity whose name differs from "
+                                + "the row's own column only by "
+                                + "its suffix (are the two bound the wrong way round?)", sql: check.sql,
+                            rowsSQL: check.rowsSQL)
                     ], on: connection)
             }
             guard let check = columnOwnership(table) else { continue }
@@ -190,7 +211,9 @@ struct StoreAudit {
                 let detail = problem.replacingOccurrences(of: check.summary + ": ", with: "")
                 warnings.append(
                     MigrationWarning(
-                        message: "\(table.name) holds values in columns the row's entity does not have, left there by an earlier version "
+                        message:
+                            "\(table.name) holds values in columns the row's entity does not have, left there by an "
+                            + "earlier version "
                             + "(no object has them; a rebuild of \(table.name) does not carry them): \(detail)",
                         isDestructive: false))
             }
@@ -202,7 +225,9 @@ struct StoreAudit {
     func referencedEntity(_ role: StorageLayout.Role) -> CompiledEntity? {
         switch role {
         case .toOne(let owner, let name):
-            return version.entity(named: owner)?.relationship(named: name).flatMap { version.entity(named: $0.declaration.destination) }
+            return version.entity(named: owner)?.relationship(named: name).flatMap {
+                version.entity(named: $0.declaration.destination)
+            }
         case .toManyKey(let owner, _), .joinKey(let owner, _):
             return version.entity(named: owner)
         default:
@@ -233,15 +258,19 @@ extension StoreAudit {
                 let statement = try connection.prepare(rowsSQL)
                 while try statement.step() { rows.append(statement.string(at: 0)) }
             }
-            let sample = rows.isEmpty ? "" : ": " + rows.joined(separator: "; ") + (count > Int64(rows.count) ? "; …" : "")
-            found.append("\(check.summary): \(count) row\(count == 1 ? "" : "s")\(sample)" + (check.remedy.map { "\n    remedy: \($0)" } ?? ""))
+            let sample =
+                rows.isEmpty ? "" : ": " + rows.joined(separator: "; ") + (count > Int64(rows.count) ? "; …" : "")
+            found.append(
+                "\(check.summary): \(count) row\(count == 1 ? "" : "s")\(sample)"
+                    + (check.remedy.map { "\n    remedy: \($0)" } ?? ""))
         }
         return found
     }
 
     /// The message refusing a store that violates preconditions.
     static func refusal(path: String, version: CompiledVersion, problems: [String]) -> String {
-        "\(path): the store is inconsistent with \(version.model) version \(version.version), and migrating it would lose or misfile rows; "
+        "\(path): the store is inconsistent with \(version.model) version \(version.version), and migrating it would "
+            + "lose or misfile rows; "
             + "nothing was changed. Repair the store (or restore a backup) first:\n"
             + problems.prefix(12).map { "  - " + $0 }.joined(separator: "\n")
             + (problems.count > 12 ? "\n  - … and \(problems.count - 12) more" : "")

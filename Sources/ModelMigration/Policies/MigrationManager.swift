@@ -74,11 +74,13 @@ public final class MigrationManager {
         self.buildTables = buildTables
         try connection.execute(
             """
-            CREATE TEMP TABLE IF NOT EXISTS mm_associations (mapping TEXT NOT NULL, source INTEGER NOT NULL, destination INTEGER NOT NULL, \
-            entity TEXT NOT NULL);
+            CREATE TEMP TABLE IF NOT EXISTS mm_associations (mapping TEXT NOT NULL, source INTEGER NOT NULL, \
+            destination INTEGER NOT NULL, entity TEXT NOT NULL);
             CREATE INDEX IF NOT EXISTS temp.mm_associations_source ON mm_associations (mapping, source, destination);
-            CREATE INDEX IF NOT EXISTS temp.mm_associations_destination ON mm_associations (mapping, destination, entity, source);
-            CREATE TEMP TABLE IF NOT EXISTS mm_keys (namespace TEXT NOT NULL, key TEXT NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (namespace, key));
+            CREATE INDEX IF NOT EXISTS temp.mm_associations_destination ON mm_associations (mapping, destination, \
+            entity, source);
+            CREATE TEMP TABLE IF NOT EXISTS mm_keys (namespace TEXT NOT NULL, key TEXT NOT NULL, value INTEGER NOT \
+            NULL, PRIMARY KEY (namespace, key));
             """)
     }
 
@@ -102,19 +104,23 @@ public final class MigrationManager {
         for (i, fill) in fills!.values {
             switch fill {
             case .copy(let j): storage[i] = source.storage[j]
-            case .convert(let j, let type, let fallback): storage[i] = source.storage[j].map { Self.convert($0, to: type) } ?? fallback
+            case .convert(let j, let type, let fallback):
+                storage[i] = source.storage[j].map { Self.convert($0, to: type) } ?? fallback
             case .constant(let value): storage[i] = value
             }
         }
         var toOne: [String: Int64?] = [:]
         for (property, from) in fills!.toOne { toOne[property] = .some(source.toOneKey(from)) }
-        var object = DestinationObject(entity: name, primaryKey: source.primaryKey, shape: plan.shape, storage: storage, toOne: toOne)
+        var object = DestinationObject(
+            entity: name, primaryKey: source.primaryKey, shape: plan.shape, storage: storage, toOne: toOne)
         object.changeCounter = source.changeCounter
         return object
     }
 
     /// The mapping's property sources resolved against the two shapes, once per shape.
-    private func resolveFills(_ plan: EntityPlan, _ sourceShape: ObjectShape) throws -> (ObjectIdentifier, [(Int, Fill)], [(String, String)]) {
+    private func resolveFills(_ plan: EntityPlan, _ sourceShape: ObjectShape) throws -> (
+        ObjectIdentifier, [(Int, Fill)], [(String, String)]
+    ) {
         guard let name = currentEntityMapping.destination, let compiled = destinationVersion.entity(named: name) else {
             throw PolicyError("the mapping \(currentEntityMapping.name) has no destination entity")
         }
@@ -122,14 +128,17 @@ public final class MigrationManager {
         var toOne: [(String, String)] = []
         for property in currentEntityMapping.properties {
             if property.isRelationship {
-                guard let relationship = compiled.relationship(named: property.name), !relationship.declaration.isToMany else { continue }
+                guard let relationship = compiled.relationship(named: property.name), !relationship.declaration.isToMany
+                else { continue }
                 switch property.source {
                 case .copy(let from), .convert(let from, _): toOne.append((property.name, from))
                 default: break
                 }
                 continue
             }
-            guard let attribute = compiled.attribute(named: property.name)?.declaration, let i = plan.shape.index[property.name] else { continue }
+            guard let attribute = compiled.attribute(named: property.name)?.declaration,
+                let i = plan.shape.index[property.name]
+            else { continue }
             switch property.source {
             case .copy(let from):
                 if let j = sourceShape.index[from] { values.append((i, .copy(j))) }
@@ -161,8 +170,11 @@ public final class MigrationManager {
     /// left to the policy comes from (its `renamedFrom`, else its own name), when
     /// that attribute's type differs: the value the default instance carries.
     private func typeChangedSource(of attribute: AttributeDescription, in sourceShape: ObjectShape) -> Int? {
-        guard let sourceName = currentEntityMapping.source, let sourceEntity = sourceVersion.entity(named: sourceName) else { return nil }
-        let from = attribute.renamedFrom.flatMap { sourceEntity.attribute(named: $0) } ?? sourceEntity.attribute(named: attribute.name)
+        guard let sourceName = currentEntityMapping.source, let sourceEntity = sourceVersion.entity(named: sourceName)
+        else { return nil }
+        let from =
+            attribute.renamedFrom.flatMap { sourceEntity.attribute(named: $0) }
+            ?? sourceEntity.attribute(named: attribute.name)
         guard let from, from.declaration.type != attribute.type, !from.declaration.isTransient else { return nil }
         return sourceShape.index[from.name]
     }
@@ -181,17 +193,23 @@ public final class MigrationManager {
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
         var names: [String] = [], attributes: [AttributeDescription] = [], toOne: [String] = []
         for attribute in entity.attributes where !attribute.declaration.isTransient {
-            guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)) else { continue }
+            guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name))
+            else { continue }
             columns.append(column.name)
             names.append(attribute.name)
             attributes.append(attribute.declaration)
         }
-        for relationship in entity.relationships where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
-            guard let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)) else { continue }
+        for relationship in entity.relationships
+        where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
+            guard
+                let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name))
+            else { continue }
             columns.append(column.name)
             toOne.append(relationship.name)
         }
-        let plan = EntityPlan(shape: ObjectShape(names: names, toOneNames: toOne), attributes: attributes, toOne: toOne, number: Int64(number))
+        let plan = EntityPlan(
+            shape: ObjectShape(names: names, toOneNames: toOne), attributes: attributes, toOne: toOne,
+            number: Int64(number))
         if let physical = try? physicalTable(for: entity) {
             plan.insert = try connection.prepare(
                 """
@@ -214,10 +232,13 @@ public final class MigrationManager {
             // (the root's Z_MAX is the source's until the hop ends).
             let written = try connection.scalarInt64("SELECT max(Z_PK) FROM \(SQLText.q(table))") ?? 0
             let root = destinationLayout.entityNumbers[compiled.root].map(Int64.init) ?? -1
-            let reserved = try connection.scalarInt64("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", .integer(root)) ?? 0
+            let reserved =
+                try connection.scalarInt64("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", .integer(root)) ?? 0
             var sourceMax: Int64 = 0
             if let sourceName = currentEntityMapping.source, let sourceEntity = sourceVersion.entity(named: sourceName),
-                destinationLayout.table(forEntity: destinationVersion.entity(named: currentEntityMapping.destination ?? "")?.root ?? "")?.name
+                destinationLayout.table(
+                    forEntity: destinationVersion.entity(named: currentEntityMapping.destination ?? "")?.root ?? "")?
+                    .name
                     == destinationLayout.table(forEntity: compiled.root)?.name,
                 let sourceTable = reader.layout.table(forEntity: sourceEntity.root)
             {
@@ -228,7 +249,12 @@ public final class MigrationManager {
         // Keys only grow: a new object never takes a key already in the table.
         let (key, overflow) = nextKeys[table]!.addingReportingOverflow(1)
         guard !overflow else {
-            throw PolicyError("\(name): no primary key left in \(table): the highest key in use is \(nextKeys[table]!), the largest SQLite can store")
+            throw PolicyError(
+                """
+                \(name): no primary key left in \(table): the highest key in use is \(nextKeys[table]!), the largest \
+                SQLite can store
+                """
+            )
         }
         nextKeys[table] = key
         let plan = try entityPlan(for: name)
@@ -240,7 +266,12 @@ public final class MigrationManager {
     /// created or rebuilt by the hop take new rows.
     func physicalTable(for entity: CompiledEntity) throws -> String {
         guard let table = destinationLayout.table(forEntity: entity.root), let name = buildTables[table.name] else {
-            throw PolicyError("a policy can create objects of entities whose table this hop creates or rebuilds; \(entity.name)'s table is not one of them")
+            throw PolicyError(
+                """
+                a policy can create objects of entities whose table this hop creates or rebuilds; \(entity.name)'s \
+                table is not one of them
+                """
+            )
         }
         return name
     }
@@ -275,7 +306,10 @@ public final class MigrationManager {
                 let detail = plan.attributes[i].violations(of: value).first ?? problem
                 throw PolicyError("\(object.entity).\(plan.shape.names[i]): \(detail)")
             }
-            values.append(plan.external[i] ? ValueCoding.databaseValue(value, as: plan.attributes[i]) : ValueCoding.databaseValue(value, as: type))
+            values.append(
+                plan.external[i]
+                    ? ValueCoding.databaseValue(value, as: plan.attributes[i])
+                    : ValueCoding.databaseValue(value, as: type))
         }
         for name in plan.toOne {
             values.append((object.toOne[name] ?? nil).map { .integer($0) } ?? .null)
@@ -285,20 +319,29 @@ public final class MigrationManager {
             try statement.execute()
         } catch {
             if error.kind == .constraint {
-                throw PolicyError("\(object.entity) with primary key \(object.primaryKey) already exists (create each destination object once)")
+                throw PolicyError(
+                    """
+                    \(object.entity) with primary key \(object.primaryKey) already exists (create each destination \
+                    object once)
+                    """
+                )
             }
             throw error
         }
         // The one-to-one case (the mapping's entity, the source's key) is implied and
         // not stored: lookups check the destination table instead.
-        if let source = currentSourceKey, !(object.entity == currentEntityMapping.destination && object.primaryKey == source) {
+        if let source = currentSourceKey,
+            !(object.entity == currentEntityMapping.destination && object.primaryKey == source)
+        {
             try associate(source: source, destination: object)
         }
     }
 
     /// Writes changed values and to-one relationships of an object inserted earlier.
     public func update(_ object: DestinationObject) throws {
-        guard let entity = destinationVersion.entity(named: object.entity), let table = destinationLayout.table(forEntity: entity.root) else {
+        guard let entity = destinationVersion.entity(named: object.entity),
+            let table = destinationLayout.table(forEntity: entity.root)
+        else {
             throw PolicyError("no entity '\(object.entity)' in version \(destinationVersion.version)")
         }
         let physical = try physicalTable(for: entity)
@@ -319,13 +362,15 @@ public final class MigrationManager {
             guard let relationship = entity.relationship(named: name),
                 let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: name))
             else {
-                throw PolicyError("\(object.entity) has no to-one relationship '\(name)' in version \(destinationVersion.version)")
+                throw PolicyError(
+                    "\(object.entity) has no to-one relationship '\(name)' in version \(destinationVersion.version)")
             }
             assignments.append("\(SQLText.q(column.name)) = ?")
             values.append(key.map { .integer($0) } ?? .null)
         }
         guard !assignments.isEmpty else { return }
-        let statement = try connection.cachedStatement("UPDATE \(SQLText.q(physical)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?")
+        let statement = try connection.cachedStatement(
+            "UPDATE \(SQLText.q(physical)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?")
         try statement.bind(values + [.integer(object.primaryKey)])
         try statement.execute()
     }
@@ -341,7 +386,8 @@ public final class MigrationManager {
     /// object `entity` with `primaryKey` (created earlier, by this mapping or
     /// another of the hop): a merge.
     public func associate(source: Int64, withEntity entity: String, primaryKey: Int64) throws {
-        let statement = try connection.cachedStatement("INSERT INTO mm_associations (mapping, source, destination, entity) VALUES (?, ?, ?, ?)")
+        let statement = try connection.cachedStatement(
+            "INSERT INTO mm_associations (mapping, source, destination, entity) VALUES (?, ?, ?, ?)")
         try statement.bind([.text(currentEntityMapping.name), .integer(source), .integer(primaryKey), .text(entity)])
         try statement.execute()
     }
@@ -349,7 +395,12 @@ public final class MigrationManager {
     /// The entity mapping of this hop with that name.
     func entityMapping(named name: String) throws -> EntityMapping {
         guard let mapping = hopMappings.first(where: { $0.name == name }) else {
-            throw PolicyError("no entity mapping '\(name)' in this hop (its mappings: \(hopMappings.map(\.name).joined(separator: ", ")))")
+            throw PolicyError(
+                """
+                no entity mapping '\(name)' in this hop (its mappings: \
+                \(hopMappings.map(\.name).joined(separator: ", ")))
+                """
+            )
         }
         return mapping
     }
@@ -361,7 +412,9 @@ public final class MigrationManager {
     /// were associated when inserted or by `associate(source:destination:)`.
     /// Associations of every mapping last for the whole hop, so a policy in the
     /// relationship stage reaches objects any mapping created.
-    public func destinationInstances(forEntityMappingName name: String, sourceInstances: [SourceObject]) throws -> [(entity: String, primaryKey: Int64)] {
+    public func destinationInstances(forEntityMappingName name: String, sourceInstances: [SourceObject]) throws -> [(
+        entity: String, primaryKey: Int64
+    )] {
         let mapping = try entityMapping(named: name)
         var result: [(String, Int64)] = []
         let statement = try connection.cachedStatement(
@@ -371,7 +424,9 @@ public final class MigrationManager {
             """)
         for source in sourceInstances {
             // The mapping's own object of a source object of its source entity.
-            if source.entity == mapping.source, let entity = mapping.destination, try destinationExists(entity: entity, key: source.primaryKey) {
+            if source.entity == mapping.source, let entity = mapping.destination,
+                try destinationExists(entity: entity, key: source.primaryKey)
+            {
                 result.append((entity, source.primaryKey))
             }
             try statement.bind([.text(name), .integer(source.primaryKey)])
@@ -383,7 +438,9 @@ public final class MigrationManager {
 
     /// The source objects a destination object was made from by an entity mapping of
     /// this hop (the reverse).
-    public func sourceInstances(forEntityMappingName name: String, destination: DestinationObject) throws -> [SourceObject] {
+    public func sourceInstances(forEntityMappingName name: String, destination: DestinationObject) throws
+        -> [SourceObject]
+    {
         let mapping = try entityMapping(named: name)
         let statement = try connection.cachedStatement(
             "SELECT source FROM mm_associations WHERE mapping = ? AND destination = ? AND entity = ? ORDER BY source")
@@ -403,15 +460,16 @@ public final class MigrationManager {
     /// Whether a destination object exists with this key (in the table it has during
     /// the hop: the one being built, or the one kept).
     func destinationExists(entity name: String, key: Int64) throws -> Bool {
-        guard let entity = destinationVersion.entity(named: name), let table = destinationLayout.table(forEntity: entity.root),
+        guard let entity = destinationVersion.entity(named: name),
+            let table = destinationLayout.table(forEntity: entity.root),
             let number = destinationLayout.entityNumbers[name]
         else { return false }
         let physical = buildTables[table.name] ?? table.name
         let numbers = destinationVersion.subtree(of: name).compactMap { destinationLayout.entityNumbers[$0] }
         let statement = try connection.cachedStatement(
             """
-            SELECT 1 FROM \(SQLText.q(physical)) \
-            WHERE Z_PK = ? AND Z_ENT IN (\((numbers.isEmpty ? [number] : numbers).map(String.init).joined(separator: ",")))
+            SELECT 1 FROM \(SQLText.q(physical)) WHERE Z_PK = ? AND Z_ENT IN \
+            (\((numbers.isEmpty ? [number] : numbers).map(String.init).joined(separator: ",")))
             """)
         try statement.bind([.integer(key)])
         defer { statement.reset() }
@@ -430,14 +488,17 @@ public final class MigrationManager {
 
     /// Remembers a primary key for `key` in `namespace`.
     public func remember(_ key: String, value: Int64, in namespace: String) throws {
-        let statement = try connection.cachedStatement("INSERT OR REPLACE INTO mm_keys (namespace, key, value) VALUES (?, ?, ?)")
+        let statement = try connection.cachedStatement(
+            "INSERT OR REPLACE INTO mm_keys (namespace, key, value) VALUES (?, ?, ?)")
         try statement.bind([.text(namespace), .text(key), .integer(value)])
         try statement.execute()
     }
 
     /// Reads a destination object inserted earlier in this hop.
     func destinationObject(entity name: String, key: Int64) throws -> DestinationObject? {
-        guard let entity = destinationVersion.entity(named: name), let table = destinationLayout.table(forEntity: entity.root) else { return nil }
+        guard let entity = destinationVersion.entity(named: name),
+            let table = destinationLayout.table(forEntity: entity.root)
+        else { return nil }
         let physical = try physicalTable(for: entity)
         let statement = try connection.cachedStatement("SELECT * FROM \(SQLText.q(physical)) WHERE Z_PK = ?")
         try statement.bind([.integer(key)])
@@ -451,11 +512,14 @@ public final class MigrationManager {
                 let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attributeName)),
                 let c = columns[column.name]
             else { continue }
-            storage[i] = try ValueCoding.attributeValue(statement.value(at: c), as: plan.attributes[i], storePath: connection.path)
+            storage[i] = try ValueCoding.attributeValue(
+                statement.value(at: c), as: plan.attributes[i], storePath: connection.path)
         }
         var object = DestinationObject(entity: name, primaryKey: key, shape: plan.shape, storage: storage)
         for relationship in entity.relationships where !relationship.declaration.isToMany {
-            if let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)), let i = columns[column.name] {
+            if let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)),
+                let i = columns[column.name]
+            {
                 object.toOne[relationship.name] = .some(statement.isNull(at: i) ? nil : statement.int64(at: i))
             }
         }
@@ -499,7 +563,9 @@ public final class MigrationManager {
         let pieces = parts[0].filter { $0 != "-" }.split(separator: ".", omittingEmptySubsequences: false)
         let fraction = pieces.count > 1 ? String(pieces[1]) : ""
         var digits = String(pieces[0]) + fraction
-        guard parts.count < 2 || parts[1].count <= 8, let exponent = parts.count == 2 ? Int(parts[1]) : 0 else { return nil }
+        guard parts.count < 2 || parts[1].count <= 8, let exponent = parts.count == 2 ? Int(parts[1]) : 0 else {
+            return nil
+        }
         let shift = exponent - fraction.count
         if shift >= 0 {
             guard shift <= 19 else { return digits.allSatisfy { $0 == "0" } ? 0 : nil }
@@ -518,7 +584,8 @@ public final class MigrationManager {
     private static func number(in text: String) -> AttributeValue? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if let integer = Int64(trimmed) { return .integer(integer) }
-        guard let double = Double(trimmed), double.isFinite, trimmed.allSatisfy({ "0123456789+-.eE".contains($0) }) else { return nil }
+        guard let double = Double(trimmed), double.isFinite, trimmed.allSatisfy({ "0123456789+-.eE".contains($0) })
+        else { return nil }
         return .double(double)
     }
 }

@@ -118,7 +118,8 @@ final class ObjectShape: Sendable {
         self.names = names
         index = Dictionary(names.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
         self.toOneNames = toOneNames
-        toOneIndex = Dictionary(toOneNames.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
+        toOneIndex = Dictionary(
+            toOneNames.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
     }
 }
 
@@ -152,7 +153,9 @@ public struct DestinationObject: Sendable, Hashable {
     /// The changed positions, ascending.
     var changedPositions: [Int] {
         storage.indices.filter { i in
-            i < 64 ? changedLow & (1 << UInt64(i)) != 0 : (i / 64 - 1 < changedHigh.count && changedHigh[i / 64 - 1] & (1 << UInt64(i % 64)) != 0)
+            i < 64
+                ? changedLow & (1 << UInt64(i)) != 0
+                : (i / 64 - 1 < changedHigh.count && changedHigh[i / 64 - 1] & (1 << UInt64(i % 64)) != 0)
         }
     }
     /// To-one relationships by name: the destination's primary key, or nil.
@@ -160,7 +163,10 @@ public struct DestinationObject: Sendable, Hashable {
     /// `Z_OPT`: the source's for objects made from one (as inference copies it), 1 for new ones.
     var changeCounter: Int64 = 1
 
-    init(entity: String, primaryKey: Int64, shape: ObjectShape, storage: [AttributeValue?]? = nil, toOne: [String: Int64?] = [:]) {
+    init(
+        entity: String, primaryKey: Int64, shape: ObjectShape, storage: [AttributeValue?]? = nil,
+        toOne: [String: Int64?] = [:]
+    ) {
         self.entity = entity
         self.primaryKey = primaryKey
         self.shape = shape

@@ -42,9 +42,15 @@ public struct PolicyEngine: PolicyRunning {
                         (available: \(catalog.names.joined(separator: ", "))); nothing was changed
                         """)
             }
-            guard let mapping = hop.mapping.entityMappings.first(where: { $0.name == invocation.mappingName }) else { continue }
-            let manager = try MigrationManager(mapping: mapping, hop: hop, connection: connection, buildTables: invocation.buildTables, reader: reader)
-            runs.append(Run(invocation: invocation, mapping: mapping, manager: manager, usesRelationshipPhase: type.usesRelationshipPhase, policy: type.init()))
+            guard let mapping = hop.mapping.entityMappings.first(where: { $0.name == invocation.mappingName }) else {
+                continue
+            }
+            let manager = try MigrationManager(
+                mapping: mapping, hop: hop, connection: connection, buildTables: invocation.buildTables, reader: reader)
+            runs.append(
+                Run(
+                    invocation: invocation, mapping: mapping, manager: manager,
+                    usesRelationshipPhase: type.usesRelationshipPhase, policy: type.init()))
         }
         // Associations of earlier hops of the same apply are not this hop's.
         try connection.execute("DELETE FROM mm_associations")
@@ -93,7 +99,8 @@ public struct PolicyEngine: PolicyRunning {
             return MigrationError(
                 kind: .stepFailed,
                 message: """
-                    policy \(run.invocation.policy) failed on \(run.invocation.sourceEntity)\(key) in \(phase): \(message); nothing was changed
+                    policy \(run.invocation.policy) failed on \(run.invocation.sourceEntity)\(key) in \(phase): \
+                    \(message); nothing was changed
                     """)
         }
         /// A policy that read a property its source entity lacks would write what it
@@ -108,12 +115,17 @@ public struct PolicyEngine: PolicyRunning {
                 PolicyError(
                     """
                     read \(unknown.joined(separator: ", ")), which version \(hop.source.version) does not have \
-                    (\(run.invocation.sourceEntity) has: \(known.joined(separator: ", "))); is the mapping file meant for another hop?
+                    (\(run.invocation.sourceEntity) has: \(known.joined(separator: ", "))); is the mapping file meant \
+                    for another hop?
                     """), phase: phase)
         }
         /// Calls one stage of one mapping's policy.
-        mutating func phase(_ index: Int, _ name: String, _ body: (inout any EntityMigrationPolicy, MigrationManager) throws -> Void) throws {
-            do { try body(&runs[index].policy, runs[index].manager) } catch { throw fail(runs[index], error, phase: name) }
+        mutating func phase(
+            _ index: Int, _ name: String, _ body: (inout any EntityMigrationPolicy, MigrationManager) throws -> Void
+        ) throws {
+            do { try body(&runs[index].policy, runs[index].manager) } catch {
+                throw fail(runs[index], error, phase: name)
+            }
             // Called per row: look before copying the run.
             if reader.hasUnknownReads { try checkReads(runs[index], phase: name) }
         }
@@ -127,7 +139,9 @@ public struct PolicyEngine: PolicyRunning {
             var done: Int64 = 0
             try reader.forEach(run.invocation.sourceEntity) { source in
                 run.manager.currentSourceKey = source.primaryKey
-                try phase(index, "createDestinationInstances") { try $0.createDestinationInstances(for: source, in: $1) }
+                try phase(index, "createDestinationInstances") {
+                    try $0.createDestinationInstances(for: source, in: $1)
+                }
                 done += 1
                 run.manager.progress = (done, total)
                 if done % 4096 == 0 || done == total { progress(.rows(done: done, total: total)) }
@@ -146,17 +160,23 @@ public struct PolicyEngine: PolicyRunning {
                 let number = hop.destinationLayout.entityNumbers[destinationEntity]
             {
                 let table = try run.manager.physicalTable(for: entity)
-                let own = try connection.prepare("SELECT Z_PK FROM \(SQLText.q(table)) WHERE Z_ENT = \(number) ORDER BY Z_PK")
+                let own = try connection.prepare(
+                    "SELECT Z_PK FROM \(SQLText.q(table)) WHERE Z_ENT = \(number) ORDER BY Z_PK")
                 while try own.step() {
                     let key = own.int64(at: 0)
                     run.manager.currentSourceKey = key
-                    guard let destination = try run.manager.destinationObject(entity: destinationEntity, key: key) else { continue }
+                    guard let destination = try run.manager.destinationObject(entity: destinationEntity, key: key)
+                    else { continue }
                     try phase(index, "createRelationships") { try $0.createRelationships(for: destination, in: $1) }
                 }
                 // Objects of other entities the mapping created (those of its own
                 // entity were all visited above, whatever their keys).
                 let others = try connection.prepare(
-                    "SELECT DISTINCT entity, destination FROM mm_associations WHERE mapping = ? AND entity <> ? ORDER BY entity, destination")
+                    """
+                    SELECT DISTINCT entity, destination FROM mm_associations WHERE mapping = ? AND entity <> ? ORDER \
+                    BY entity, destination
+                    """
+                )
                 try others.bind([.text(run.mapping.name), .text(destinationEntity)])
                 while try others.step() {
                     let name = others.string(at: 0), key = others.int64(at: 1)
@@ -190,16 +210,20 @@ public struct PolicyEngine: PolicyRunning {
         // One pass over the table for every required column.
         let statement = try connection.prepare(
             """
-            SELECT Z_PK, \(required.map { "\($0.column) IS NULL" }.joined(separator: ", ")) FROM \(SQLText.q(physical)) \
-            WHERE Z_ENT = \(number) AND (\(required.map { "\($0.column) IS NULL" }.joined(separator: " OR "))) ORDER BY Z_PK LIMIT 1
+            SELECT Z_PK, \(required.map { "\($0.column) IS NULL" }.joined(separator: ", ")) FROM \
+            \(SQLText.q(physical)) WHERE Z_ENT = \(number) AND \
+            (\(required.map { "\($0.column) IS NULL" }.joined(separator: " OR "))) ORDER BY Z_PK LIMIT 1
             """)
-        guard try statement.step(), let index = required.indices.first(where: { statement.int64(at: Int32($0 + 1)) != 0 }) else { return }
+        guard try statement.step(),
+            let index = required.indices.first(where: { statement.int64(at: Int32($0 + 1)) != 0 })
+        else { return }
         let attribute = "\(name).\(required[index].name)"
         throw MigrationError(
             kind: .stepFailed,
             message: """
-                policy \(run.invocation.policy): \(name) \(statement.int64(at: 0)) has no value for required \(attribute) \
-                (its source object had none, or the policy set none: set it in the policy, or give the attribute a default); nothing was changed
+                policy \(run.invocation.policy): \(name) \(statement.int64(at: 0)) has no value for required \
+                \(attribute) (its source object had none, or the policy set none: set it in the policy, or give the \
+                attribute a default); nothing was changed
                 """)
     }
 
@@ -218,8 +242,10 @@ public struct PolicyEngine: PolicyRunning {
     /// warning (and a failure under `--verify`).
     private func emptiedProperties(_ run: Run, hop: MigrationHop, connection: Connection) throws -> [EmptiedProperty] {
         guard let sourceName = run.mapping.source, let destinationName = run.mapping.destination,
-            let sourceEntity = hop.source.entity(named: sourceName), let entity = hop.destination.entity(named: destinationName),
-            let sourceTable = hop.sourceLayout.table(forEntity: sourceEntity.root), let table = hop.destinationLayout.table(forEntity: entity.root),
+            let sourceEntity = hop.source.entity(named: sourceName),
+            let entity = hop.destination.entity(named: destinationName),
+            let sourceTable = hop.sourceLayout.table(forEntity: sourceEntity.root),
+            let table = hop.destinationLayout.table(forEntity: entity.root),
             let sourceNumber = hop.sourceLayout.entityNumbers[sourceName],
             let number = hop.destinationLayout.entityNumbers[destinationName]
         else { return [] }
@@ -228,7 +254,9 @@ public struct PolicyEngine: PolicyRunning {
         for property in run.mapping.properties where property.source == .policy {
             let destinationRole: StorageLayout.Role
             let sourceRole: StorageLayout.Role
-            if let attribute = entity.attribute(named: property.name), let old = sourceEntity.attribute(named: property.name) {
+            if let attribute = entity.attribute(named: property.name),
+                let old = sourceEntity.attribute(named: property.name)
+            {
                 guard !attribute.declaration.isTransient, !old.declaration.isTransient else { continue }
                 destinationRole = .attribute(entity: attribute.declaredIn, property: property.name)
                 sourceRole = .attribute(entity: old.declaredIn, property: property.name)
@@ -240,19 +268,25 @@ public struct PolicyEngine: PolicyRunning {
             } else {
                 continue
             }
-            guard let column = table.column(for: destinationRole), let sourceColumn = sourceTable.column(for: sourceRole) else { continue }
+            guard let column = table.column(for: destinationRole),
+                let sourceColumn = sourceTable.column(for: sourceRole)
+            else { continue }
             // Each destination object of the mapping against the source it was made
             // from: its own source (same key) or the ones associated with it.
             let rows =
                 try connection.scalarInt64(
                     """
-                    SELECT count(*) FROM \(SQLText.q(physical)) AS d WHERE d.Z_ENT = \(number) AND d.\(SQLText.q(column.name)) IS NULL
+                    SELECT count(*) FROM \(SQLText.q(physical)) AS d WHERE d.Z_ENT = \(number) AND \
+                    d.\(SQLText.q(column.name)) IS NULL
                     AND EXISTS (SELECT 1 FROM \(SQLText.q(sourceTable.name)) AS s \
                     WHERE s.Z_ENT = \(sourceNumber) AND s.\(SQLText.q(sourceColumn.name)) IS NOT NULL
-                        AND (s.Z_PK = d.Z_PK OR s.Z_PK IN (SELECT source FROM mm_associations WHERE mapping = ? AND destination = d.Z_PK AND entity = ?)))
+                        AND (s.Z_PK = d.Z_PK OR s.Z_PK IN (SELECT source FROM mm_associations WHERE mapping = ? AND \
+                    destination = d.Z_PK AND entity = ?)))
                     """, .text(run.mapping.name), .text(destinationName)) ?? 0
             if rows > 0 {
-                found.append(EmptiedProperty(entity: destinationName, property: property.name, policy: run.invocation.policy, rows: rows))
+                found.append(
+                    EmptiedProperty(
+                        entity: destinationName, property: property.name, policy: run.invocation.policy, rows: rows))
             }
         }
         return found

@@ -30,7 +30,9 @@ public struct PolicyFunction {
     public var body: (PolicyArguments) throws -> AttributeValue?
 
     /// A function for `selector`.
-    public init(_ selector: String, deterministic: Bool = true, _ body: @escaping (PolicyArguments) throws -> AttributeValue?) {
+    public init(
+        _ selector: String, deterministic: Bool = true, _ body: @escaping (PolicyArguments) throws -> AttributeValue?
+    ) {
         self.selector = selector
         self.isDeterministic = deterministic
         self.body = body
@@ -40,7 +42,9 @@ public struct PolicyFunction {
     public var arity: Int { Self.arity(of: selector) }
 
     /// The number of arguments a selector takes: its colons.
-    public static func arity(of selector: String) -> Int { selector.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: ":") ? 1 : 0) } }
+    public static func arity(of selector: String) -> Int {
+        selector.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: ":") ? 1 : 0) }
+    }
 }
 
 /// The argument values of one call of a ``PolicyFunction``, for one source row.
@@ -84,10 +88,14 @@ public struct PolicyArguments {
     }
 
     /// Argument `index` as an integer (a double truncated); nil for nil.
-    public func integer(_ index: Int) -> Int64? { values.isNull(index + Self.offset) ? nil : values.integer(index + Self.offset) }
+    public func integer(_ index: Int) -> Int64? {
+        values.isNull(index + Self.offset) ? nil : values.integer(index + Self.offset)
+    }
 
     /// Argument `index` as a double; nil for nil.
-    public func double(_ index: Int) -> Double? { values.isNull(index + Self.offset) ? nil : values.double(index + Self.offset) }
+    public func double(_ index: Int) -> Double? {
+        values.isNull(index + Self.offset) ? nil : values.double(index + Self.offset)
+    }
 
     /// Argument `index` as a boolean (non-zero is true); nil for nil.
     public func boolean(_ index: Int) -> Bool? { integer(index).map { $0 != 0 } }

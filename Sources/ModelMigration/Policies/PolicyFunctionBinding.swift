@@ -14,7 +14,9 @@ struct PolicyFunctionBinding {
     let attribute: AttributeDescription
 
     /// The binding of every call of a step, resolved against `runner`'s policies.
-    static func bindings(for calls: [PolicyFunctionCall], hop: MigrationHop, runner: (any PolicyRunning)?) throws -> [PolicyFunctionBinding] {
+    static func bindings(for calls: [PolicyFunctionCall], hop: MigrationHop, runner: (any PolicyRunning)?) throws
+        -> [PolicyFunctionBinding]
+    {
         var bindings: [PolicyFunctionBinding] = []
         // Read once per policy and step: the functions of one policy may share state
         // (an object their closures capture), as SplitFullName's two halves do.
@@ -25,19 +27,26 @@ struct PolicyFunctionBinding {
                 throw MigrationError(
                     kind: .stepFailed,
                     message: """
-                        \(call.entity).\(call.attribute) calls policy '\(call.policy)', which is not compiled into this migrate; nothing was changed
+                        \(call.entity).\(call.attribute) calls policy '\(call.policy)', which is not compiled into \
+                        this migrate; nothing was changed
                         """)
             }
             guard let function = functions.first(where: { $0.selector == call.selector }) else {
                 throw MigrationError(
                     kind: .stepFailed,
                     message: """
-                        \(call.entity).\(call.attribute) calls '\(call.selector)' of policy \(call.policy), which has no such function \
-                        (its functions: \(functions.map(\.selector).sorted().joined(separator: ", "))); nothing was changed
+                        \(call.entity).\(call.attribute) calls '\(call.selector)' of policy \(call.policy), which has \
+                        no such function (its functions: \
+                        \(functions.map(\.selector).sorted().joined(separator: ", "))); nothing was changed
                         """)
             }
-            guard let attribute = hop.destination.entity(named: call.entity)?.attribute(named: call.attribute)?.declaration else {
-                throw MigrationError(kind: .stepFailed, message: "\(call.entity).\(call.attribute): no such attribute in version \(hop.to)")
+            guard
+                let attribute = hop.destination.entity(named: call.entity)?.attribute(named: call.attribute)?
+                    .declaration
+            else {
+                throw MigrationError(
+                    kind: .stepFailed,
+                    message: "\(call.entity).\(call.attribute): no such attribute in version \(hop.to)")
             }
             bindings.append(PolicyFunctionBinding(call: call, function: function, attribute: attribute))
         }
@@ -51,25 +60,35 @@ struct PolicyFunctionBinding {
         let body = function.body, types = call.argumentTypes, attribute = self.attribute
         // Most attributes have no min/max: no length measured per row then.
         let limited = attribute.minimum != nil || attribute.maximum != nil
-        try connection.createFunction(call.sqlName, arity: call.sqlArity, deterministic: function.isDeterministic) { values in
+        try connection.createFunction(call.sqlName, arity: call.sqlArity, deterministic: function.isDeterministic) {
+            values in
             let arguments = PolicyArguments(values: values, types: types)
             let result: AttributeValue?
             do {
                 result = try body(arguments)
             } catch {
                 let message = (error as? PolicyError)?.message ?? "\(error)"
-                throw PolicyFunctionFailure("\(label): \(name) failed on source row Z_PK \(arguments.sourceKey): \(message)")
+                throw PolicyFunctionFailure(
+                    "\(label): \(name) failed on source row Z_PK \(arguments.sourceKey): \(message)")
             }
             guard let result else {
                 guard attribute.isOptional else {
-                    throw PolicyFunctionFailure("\(label): \(name) returned nil for source row Z_PK \(arguments.sourceKey), and \(label) is required")
+                    throw PolicyFunctionFailure(
+                        """
+                        \(label): \(name) returned nil for source row Z_PK \(arguments.sourceKey), and \(label) is \
+                        required
+                        """
+                    )
                 }
                 return .null
             }
-            if let problem = ValueCoding.check(result, fits: attribute.type) ?? (limited ? ValueCoding.checkLimits(result, of: attribute) : nil) {
+            if let problem = ValueCoding.check(result, fits: attribute.type)
+                ?? (limited ? ValueCoding.checkLimits(result, of: attribute) : nil)
+            {
                 throw PolicyFunctionFailure(
                     """
-                    \(label): \(name) returned \(result.displayText) for source row Z_PK \(arguments.sourceKey): \(problem)
+                    \(label): \(name) returned \(result.displayText) for source row Z_PK \(arguments.sourceKey): \
+                    \(problem)
                     """)
             }
             return ValueCoding.databaseValue(result, as: attribute.type)

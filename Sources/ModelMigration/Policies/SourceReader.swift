@@ -56,7 +56,9 @@ final class SourceReader {
     }
 
     func entityName(number: Int) -> String? {
-        if numbers.isEmpty { numbers = Dictionary(layout.entityNumbers.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a }) }
+        if numbers.isEmpty {
+            numbers = Dictionary(layout.entityNumbers.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
+        }
         return numbers[number]
     }
 
@@ -65,12 +67,18 @@ final class SourceReader {
         let table = layout.table(forEntity: entity.root)
         let shape = RowShape()
         for attribute in entity.attributes where !attribute.declaration.isTransient {
-            if let column = table?.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)), let i = columns[column.name] {
+            if let column = table?.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)),
+                let i = columns[column.name]
+            {
                 shape.attributes.append((attribute.name, attribute.declaration, i))
             }
         }
-        for relationship in entity.relationships where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
-            if let column = table?.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)), let i = columns[column.name] {
+        for relationship in entity.relationships
+        where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
+            if let column = table?.column(
+                for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)),
+                let i = columns[column.name]
+            {
                 shape.toOne.append((relationship.name, i))
             }
         }
@@ -115,13 +123,15 @@ final class SourceReader {
             let value = statement.value(at: shape.columns[i])
             values.append(
                 shape.external[i]
-                    ? try ValueCoding.attributeValue(value, as: shape.attributes[i].attribute, storePath: connection.path)
+                    ? try ValueCoding.attributeValue(
+                        value, as: shape.attributes[i].attribute, storePath: connection.path)
                     : ValueCoding.attributeValue(value, as: shape.types[i]))
         }
         let keys = shape.toOneColumns.map { statement.isNull(at: $0) ? nil : statement.int64(at: $0) }
         let counter = positions.opt.map { statement.int64(at: $0) } ?? 1
         return SourceObject(
-            entity: name, primaryKey: statement.int64(at: positions.pk), storage: values, keys: keys, shape: shape.shape,
+            entity: name, primaryKey: statement.int64(at: positions.pk), storage: values, keys: keys,
+            shape: shape.shape,
             changeCounter: counter, reader: self)
     }
 
@@ -144,7 +154,8 @@ final class SourceReader {
     private var positions: Positions?
 
     static func columnIndex(_ statement: Statement) -> [String: Int32] {
-        Dictionary(statement.columnNames.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { a, _ in a })
+        Dictionary(
+            statement.columnNames.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// Streams the objects of exactly `entity` (not its subentities) in key order.
@@ -152,7 +163,8 @@ final class SourceReader {
         guard let compiled = version.entity(named: entity), let table = layout.table(forEntity: compiled.root),
             let number = layout.entityNumbers[entity]
         else { return }
-        let statement = try connection.prepare("SELECT * FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number) ORDER BY Z_PK")
+        let statement = try connection.prepare(
+            "SELECT * FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number) ORDER BY Z_PK")
         let columns = Self.columnIndex(statement)
         while try statement.step() {
             if let object = try object(from: statement, columns: columns) { try body(object) }
@@ -161,7 +173,9 @@ final class SourceReader {
 
     /// One object of `entity` (or a subentity) by key.
     func object(_ entity: String, key: Int64) throws -> SourceObject? {
-        guard let compiled = version.entity(named: entity), let table = layout.table(forEntity: compiled.root) else { return nil }
+        guard let compiled = version.entity(named: entity), let table = layout.table(forEntity: compiled.root) else {
+            return nil
+        }
         let statement = try connection.cachedStatement(
             """
             SELECT * FROM \(SQLText.q(table.name)) \
@@ -177,20 +191,27 @@ final class SourceReader {
         guard let relationship = version.entity(named: source.entity)?.relationship(named: name) else {
             throw PolicyError("\(source.entity) has no relationship '\(name)' in version \(version.version)")
         }
-        guard !relationship.declaration.isToMany else { throw PolicyError("\(source.entity).\(name) is to-many; use objects(\"\(name)\")") }
+        guard !relationship.declaration.isToMany else {
+            throw PolicyError("\(source.entity).\(name) is to-many; use objects(\"\(name)\")")
+        }
         guard let key = source.toOneKey(name) else { return nil }
         return try object(relationship.declaration.destination, key: key)
     }
 
     func toMany(of source: SourceObject, _ name: String) throws -> [SourceObject] {
-        guard let entity = version.entity(named: source.entity), let relationship = entity.relationship(named: name) else {
+        guard let entity = version.entity(named: source.entity), let relationship = entity.relationship(named: name)
+        else {
             throw PolicyError("\(source.entity) has no relationship '\(name)' in version \(version.version)")
         }
         let r = relationship.declaration
         guard r.isToMany else { return try toOne(of: source, name).map { [$0] } ?? [] }
-        guard let destination = version.entity(named: r.destination), let destinationTable = layout.table(forEntity: destination.root) else { return [] }
+        guard let destination = version.entity(named: r.destination),
+            let destinationTable = layout.table(forEntity: destination.root)
+        else { return [] }
         var keys: [Int64] = []
-        if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
+        if !relationship.isManyToMany,
+            let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root)
+        {
             let statement = try connection.cachedStatement(
                 """
                 SELECT Z_PK FROM \(SQLText.q(destinationTable.name)) WHERE \(SQLText.q(column)) = ? \

@@ -6,7 +6,9 @@ import SQLiteStore
 /// functions registered on every connection where they don't (Connection+Functions,
 /// Connection+StringFunctions). Docs/MappingFiles.md gives each one's semantics.
 extension PredicateSQL.Builder {
-    func functionValue(_ function: ExpressionFunction, _ args: [CheckedExpression], _ alias: String) throws(PredicateSQLError) -> String {
+    func functionValue(_ function: ExpressionFunction, _ args: [CheckedExpression], _ alias: String)
+        throws(PredicateSQLError) -> String
+    {
         func text(_ i: Int) throws(PredicateSQLError) -> String { try value(args[i], alias, numeric: false) }
         func number(_ i: Int) throws(PredicateSQLError) -> String { try value(args[i], alias, numeric: true) }
         switch function {

@@ -164,7 +164,9 @@ extension PredicateSQL {
         /// so long chains are cut into groups of at most 100 terms, and groups of groups.
         static func flat(_ terms: [String], _ separator: String) -> String {
             guard terms.count > 100 else { return "(" + terms.joined(separator: separator) + ")" }
-            let groups = stride(from: 0, to: terms.count, by: 100).map { flat(Array(terms[$0..<min($0 + 100, terms.count)]), separator) }
+            let groups = stride(from: 0, to: terms.count, by: 100).map {
+                flat(Array(terms[$0..<min($0 + 100, terms.count)]), separator)
+            }
             return flat(groups, separator)
         }
 
@@ -194,7 +196,9 @@ extension PredicateSQL {
             case .greater: return "\(a) > \(try operand(rhs, r, style))"
             case .greaterOrEqual: return "\(a) >= \(try operand(rhs, r, style))"
             case .between, .in:
-                guard case .list(let items) = rhs else { throw PredicateSQLError(description: "\(op.rawValue) without a list") }
+                guard case .list(let items) = rhs else {
+                    throw PredicateSQLError(description: "\(op.rawValue) without a list")
+                }
                 var parts: [String] = []
                 for item in items { parts.append(try operand(item, r, style)) }
                 if op == .between { return "\(a) BETWEEN \(parts[0]) AND \(parts[1])" }
@@ -229,7 +233,8 @@ extension PredicateSQL {
         }
 
         /// One side of a comparison on row `alias`, written as `style` says.
-        func operand(_ e: CheckedExpression, _ alias: String, _ style: OperandStyle) throws(PredicateSQLError) -> String {
+        func operand(_ e: CheckedExpression, _ alias: String, _ style: OperandStyle) throws(PredicateSQLError) -> String
+        {
             if style.flags != 0, style.text {
                 if case .literal(.string(let s)) = e { return bind(.text(TextFolding.fold(s, flags: style.flags))) }
                 return "mm_fold(\(try value(e, alias, numeric: false)), \(style.flags))"
@@ -271,7 +276,9 @@ extension PredicateSQL {
             let flags = style.flags
             var literal = false
             if case .literal(let value) = rhs {
-                guard case .string(let s) = value, !(flags != 0 ? TextFolding.fold(s, flags: flags) : s).isEmpty else { return never(since: mark) }
+                guard case .string(let s) = value, !(flags != 0 ? TextFolding.fold(s, flags: flags) : s).isEmpty else {
+                    return never(since: mark)
+                }
                 literal = true
             }
             func nonEmpty(_ b: String) -> String { literal ? b : "nullif(\(b), \(bind(.text(""))))" }
@@ -338,7 +345,8 @@ extension PredicateSQL {
                 // A zero divisor fails the row of a copy or an update (`mm_divisor`);
                 // a fetch or `onFailure: nil` gets nil, as SQLite gives.
                 if op == .divide {
-                    let divisor = generator.failedConversions.map { "mm_divisor(\(r), \($0.key), \(bind(.text($0.label))))" } ?? r
+                    let divisor =
+                        generator.failedConversions.map { "mm_divisor(\(r), \($0.key), \(bind(.text($0.label))))" } ?? r
                     return "(CAST(\(l) AS REAL) / \(divisor))"
                 }
                 return "(\(l) \(op.rawValue) \(r))"
@@ -353,13 +361,18 @@ extension PredicateSQL {
             case .conditional(let test, let a, let b, _):
                 // NSPredicate is two-valued: a condition that is NULL (nil operands) is false.
                 let condition = try condition(test, alias)
-                return "(CASE WHEN \(condition) THEN \(try value(a, alias, numeric: numeric)) ELSE \(try value(b, alias, numeric: numeric)) END)"
+                return
+                    """
+                    (CASE WHEN \(condition) THEN \(try value(a, alias, numeric: numeric)) ELSE \
+                    \(try value(b, alias, numeric: numeric)) END)
+                    """
             case .policyCall(let policy, let selector, let args, _):
                 // The SQL function the apply registers for the policy's Swift function;
                 // the row's key first, for its messages.
                 var parts = ["\(alias).Z_PK"]
                 for arg in args { parts.append(try value(arg, alias, numeric: false)) }
-                let name = PolicyFunctionCall.sqlName(policy: policy, selector: selector, destination: generator.policyDestination)
+                let name = PolicyFunctionCall.sqlName(
+                    policy: policy, selector: selector, destination: generator.policyDestination)
                 return "\(SQLText.q(name))(\(parts.joined(separator: ", ")))"
             }
         }
@@ -381,14 +394,18 @@ extension PredicateSQL {
         /// The column of a to-one relationship, in its owner's table.
         func toOneColumn(_ relationship: CompiledRelationship, of entity: String) throws(PredicateSQLError) -> String {
             let table = try generator.table(of: entity)
-            guard let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)) else {
+            guard
+                let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name))
+            else {
                 throw PredicateSQLError(description: "\(entity).\(relationship.name): the store has no column for it")
             }
             return column.name
         }
 
         /// The primary key of the object reached by `hops` from row `alias`.
-        func key(after hops: [CompiledRelationship], from start: String, _ alias: String) throws(PredicateSQLError) -> String {
+        func key(after hops: [CompiledRelationship], from start: String, _ alias: String) throws(PredicateSQLError)
+            -> String
+        {
             var entity = start
             var key = "\(alias).Z_PK"
             for (index, hop) in hops.enumerated() {
@@ -397,7 +414,11 @@ extension PredicateSQL {
                     key = "\(alias).\(SQLText.q(column))"
                 } else {
                     let h = newAlias()
-                    key = "(SELECT \(h).\(SQLText.q(column)) FROM \(SQLText.q(try generator.table(of: entity).name)) \(h) WHERE \(h).Z_PK = \(key))"
+                    key =
+                        """
+                        (SELECT \(h).\(SQLText.q(column)) FROM \(SQLText.q(try generator.table(of: entity).name)) \(h) \
+                        WHERE \(h).Z_PK = \(key))
+                        """
                 }
                 entity = hop.declaration.destination
             }
@@ -425,22 +446,30 @@ extension PredicateSQL {
 
         /// `FROM … WHERE …` selecting the destination rows (as `destinationAlias`) of a
         /// to-many relationship of the object that row `ownerAlias` reaches.
-        func toManySource(_ many: CheckedToMany, ownerAlias: String, destinationAlias d: String) throws(PredicateSQLError) -> String {
+        func toManySource(_ many: CheckedToMany, ownerAlias: String, destinationAlias d: String)
+            throws(PredicateSQLError) -> String
+        {
             let owner = try key(after: many.hops, from: many.start, ownerAlias)
             let destination = many.relationship.declaration.destination
-            guard let root = version.entity(named: destination)?.root else { throw PredicateSQLError(description: "unknown entity \(destination)") }
+            guard let root = version.entity(named: destination)?.root else {
+                throw PredicateSQLError(description: "unknown entity \(destination)")
+            }
             let table = try generator.table(of: destination)
             let scope = generator.entityCondition(destination, alias: d)
-            if !many.relationship.isManyToMany, let reverse = layout.reverseColumn(for: many.relationship, destinationRoot: root) {
-                return "FROM \(SQLText.q(table.name)) \(d) WHERE \(d).\(SQLText.q(reverse.column)) = \(owner) AND \(scope)"
+            if !many.relationship.isManyToMany,
+                let reverse = layout.reverseColumn(for: many.relationship, destinationRoot: root)
+            {
+                return
+                    "FROM \(SQLText.q(table.name)) \(d) WHERE \(d).\(SQLText.q(reverse.column)) = \(owner) AND \(scope)"
             }
             guard let join = layout.joinTable(for: many.relationship) else {
-                throw PredicateSQLError(description: "\(many.owner).\(many.relationship.name): the store has no join table for it")
+                throw PredicateSQLError(
+                    description: "\(many.owner).\(many.relationship.name): the store has no join table for it")
             }
             let j = newAlias()
             return """
-                FROM \(SQLText.q(join.table.name)) \(j) JOIN \(SQLText.q(table.name)) \(d) ON \(d).Z_PK = \(j).\(SQLText.q(join.theirs)) \
-                WHERE \(j).\(SQLText.q(join.mine)) = \(owner) AND \(scope)
+                FROM \(SQLText.q(join.table.name)) \(j) JOIN \(SQLText.q(table.name)) \(d) ON \(d).Z_PK = \
+                \(j).\(SQLText.q(join.theirs)) WHERE \(j).\(SQLText.q(join.mine)) = \(owner) AND \(scope)
                 """
         }
     }

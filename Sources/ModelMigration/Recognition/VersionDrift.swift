@@ -46,7 +46,8 @@ public struct VersionDrift: Sendable, Hashable {
         var lines: [String] = []
         let name = old.name
         if old.parent != new.parent {
-            lines.append("\(name): parent \(old.parent ?? "none") in the store's version, \(new.parent ?? "none") in the YAML")
+            lines.append(
+                "\(name): parent \(old.parent ?? "none") in the store's version, \(new.parent ?? "none") in the YAML")
         }
         if old.isAbstract != new.isAbstract {
             lines.append(
@@ -56,7 +57,12 @@ public struct VersionDrift: Sendable, Hashable {
                 """)
         }
         if old.hashModifier != new.hashModifier {
-            lines.append("\(name): hashModifier \(old.hashModifier ?? "none") in the store's version, \(new.hashModifier ?? "none") in the YAML")
+            lines.append(
+                """
+                \(name): hashModifier \(old.hashModifier ?? "none") in the store's version, \
+                \(new.hashModifier ?? "none") in the YAML
+                """
+            )
         }
         if Set(old.uniqueness) != Set(new.uniqueness) {
             lines.append("\(name): uniqueness \(old.uniqueness) in the store's version, \(new.uniqueness) in the YAML")
@@ -65,13 +71,23 @@ public struct VersionDrift: Sendable, Hashable {
         for property in attributes {
             let a = old.attribute(named: property), b = new.attribute(named: property)
             guard a?.versionHash != b?.versionHash else { continue }
-            lines.append("\(name).\(property): \(a.map(describe) ?? "absent") in the store's version, \(b.map(describe) ?? "absent") in the YAML")
+            lines.append(
+                """
+                \(name).\(property): \(a.map(describe) ?? "absent") in the store's version, \
+                \(b.map(describe) ?? "absent") in the YAML
+                """
+            )
         }
         let relationships = Set(old.relationships.map(\.name)).union(new.relationships.map(\.name)).sorted()
         for property in relationships {
             let a = old.relationship(named: property), b = new.relationship(named: property)
             guard a?.versionHash != b?.versionHash else { continue }
-            lines.append("\(name).\(property): \(a.map(describe) ?? "absent") in the store's version, \(b.map(describe) ?? "absent") in the YAML")
+            lines.append(
+                """
+                \(name).\(property): \(a.map(describe) ?? "absent") in the store's version, \
+                \(b.map(describe) ?? "absent") in the YAML
+                """
+            )
         }
         if lines.isEmpty { lines.append("\(name): its version hash differs") }
         return lines

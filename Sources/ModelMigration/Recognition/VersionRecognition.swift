@@ -81,8 +81,12 @@ public struct VersionRecognition: Sendable, Hashable {
         var comparisons: [EntityComparison] = []
         let names = Set(stored.keys).union(closest?.versionHashes.keys ?? [String: VersionHash]().keys)
         for name in names.sorted() {
-            let matching = model.versions.filter { stored[name] != nil && $0.versionHashes[name] == stored[name] }.map(\.version)
-            comparisons.append(.init(name: name, storedHash: stored[name], versionHash: closest?.versionHashes[name], matchingVersions: matching))
+            let matching = model.versions.filter { stored[name] != nil && $0.versionHashes[name] == stored[name] }.map(
+                \.version)
+            comparisons.append(
+                .init(
+                    name: name, storedHash: stored[name], versionHash: closest?.versionHashes[name],
+                    matchingVersions: matching))
         }
         let layoutDiffers = chosen != nil && metadata.layoutHash != nil && metadata.layoutHash != chosen?.layoutHash
         return VersionRecognition(
@@ -103,7 +107,8 @@ public struct VersionRecognition: Sendable, Hashable {
             return recognize(metadata, in: model)
         }
         let all = models.map { recognize(metadata, in: $0) }
-        return all.first { $0.version != nil } ?? all.max { $0.entities.filter(\.matches).count < $1.entities.filter(\.matches).count }
+        return all.first { $0.version != nil }
+            ?? all.max { $0.entities.filter(\.matches).count < $1.entities.filter(\.matches).count }
     }
 
     /// A one-paragraph explanation for an unknown version (exit 5).
@@ -112,7 +117,8 @@ public struct VersionRecognition: Sendable, Hashable {
         let closestText = closestVersion.map { "closest is version \($0)" } ?? "the model has no versions"
         lines.append("the store's entity hashes match no version of model \(model) (\(closestText))")
         if let stamped = stampedVersion, let current = currentVersion, stamped > current {
-            lines.append("  the store says version \(stamped): newer than this deployment, whose current version is \(current)")
+            lines.append(
+                "  the store says version \(stamped): newer than this deployment, whose current version is \(current)")
         }
         for entity in differences {
             switch (entity.storedHash, entity.versionHash) {
@@ -121,11 +127,18 @@ public struct VersionRecognition: Sendable, Hashable {
             default:
                 let also =
                     entity.matchingVersions.isEmpty
-                    ? "no version has its hash" : "its hash matches version \(entity.matchingVersions.map(String.init).joined(separator: ", "))"
-                lines.append("  \(entity.name): hash \(entity.storedHash!.short) differs from \(entity.versionHash!.short) (\(also))")
+                    ? "no version has its hash"
+                    : "its hash matches version \(entity.matchingVersions.map(String.init).joined(separator: ", "))"
+                lines.append(
+                    """
+                      \(entity.name): hash \(entity.storedHash!.short) differs from \(entity.versionHash!.short) \
+                    (\(also))
+                    """
+                )
             }
         }
-        lines.append("a shipped version was edited, the store comes from elsewhere, or it is newer than this deployment")
+        lines.append(
+            "a shipped version was edited, the store comes from elsewhere, or it is newer than this deployment")
         return lines.joined(separator: "\n")
     }
 }

@@ -91,14 +91,18 @@ extension StoreRequests {
     /// it): rolled back, no journal left, its fingerprint as before.
     func inWriteTransaction<T>(timeout: Double, dryRun: Bool, _ body: () throws -> T) throws -> T {
         let store = access.store
-        guard !store.connection.isReadOnly else { throw RequestError(.failed, "\(store.path): the store is open read-only") }
+        guard !store.connection.isReadOnly else {
+            throw RequestError(.failed, "\(store.path): the store is open read-only")
+        }
         store.connection.busyTimeout = timeout
         func failed(_ error: any Error) -> any Error {
             guard let error = error as? SQLiteError else { return error }
             return RequestError(.failed, "\(StoreError.from(error, path: store.path)); nothing was changed")
         }
         func notBegun(_ error: any Error) -> any Error {
-            guard let error = error as? SQLiteError, error.kind == .busy || error.kind == .locked else { return failed(error) }
+            guard let error = error as? SQLiteError, error.kind == .busy || error.kind == .locked else {
+                return failed(error)
+            }
             let who = LockHolders.describe(path: store.resolvedPath).map { " (held by \($0))" } ?? ""
             return RequestError(
                 .failed,
@@ -136,7 +140,9 @@ extension StoreRequests {
     func countsByEntity(table: String, keys: String, _ arguments: [DatabaseValue]) throws -> [String: Int] {
         let names = Dictionary(access.layout.entityNumbers.map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
         var counts: [String: Int] = [:]
-        for row in try rows("SELECT s.Z_ENT, count(*) FROM \(SQLText.q(table)) s WHERE s.Z_PK IN (\(keys)) GROUP BY s.Z_ENT", arguments) {
+        for row in try rows(
+            "SELECT s.Z_ENT, count(*) FROM \(SQLText.q(table)) s WHERE s.Z_PK IN (\(keys)) GROUP BY s.Z_ENT", arguments)
+        {
             counts[names[Int(row[0].int64 ?? 0)] ?? "?", default: 0] += Int(row[1].int64 ?? 0)
         }
         return counts
@@ -160,7 +166,8 @@ extension StoreRequests {
         var sets: [String] = []
         var setArguments: [DatabaseValue] = []
         for (attribute, value) in assignments {
-            guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)) else {
+            guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name))
+            else {
                 throw RequestError(.failed, "\(access.store.path): no column stores \(entity.name).\(attribute.name)")
             }
             // An index past the end or a text that is no number fails the update
@@ -180,30 +187,38 @@ extension StoreRequests {
             if attribute.declaration.type == .boolean { valueSQL = "(\(valueSQL) <> 0)" }
             sets.append("\(SQLText.q(column.name)) = \(valueSQL)")
         }
-        if let opt = table.column(for: .changeCounter) { sets.append("\(SQLText.q(opt.name)) = \(SchemaSQL.incremented(opt.name))") }
+        if let opt = table.column(for: .changeCounter) {
+            sets.append("\(SQLText.q(opt.name)) = \(SchemaSQL.incremented(opt.name))")
+        }
         let scope = generator.entityCondition(entity.name, alias: "t0", includeSubentities: request.includesSubentities)
         let batch = "SELECT pk FROM temp.mm_batch"
         return try inWriteTransaction(timeout: timeout, dryRun: dryRun) {
             do {
                 _ = try execute("CREATE TEMP TABLE IF NOT EXISTS mm_batch (pk INTEGER PRIMARY KEY)")
                 _ = try execute("DELETE FROM temp.mm_batch")
-                let matched = try execute("INSERT INTO temp.mm_batch SELECT t0.Z_PK FROM \(quoted) t0 WHERE \(scope) AND \(condition.sql)", condition.arguments)
+                let matched = try execute(
+                    "INSERT INTO temp.mm_batch SELECT t0.Z_PK FROM \(quoted) t0 WHERE \(scope) AND \(condition.sql)",
+                    condition.arguments)
                 do {
-                    _ = try execute("UPDATE \(quoted) SET \(sets.joined(separator: ", ")) WHERE Z_PK IN (\(batch))", setArguments)
+                    _ = try execute(
+                        "UPDATE \(quoted) SET \(sets.joined(separator: ", ")) WHERE Z_PK IN (\(batch))", setArguments)
                 } catch let error as SQLiteError where error.resultCode & 0xff == 19 {  // SQLITE_CONSTRAINT
                     throw RequestError(
                         .refused,
                         """
-                        \(entity.name): the update breaks a uniqueness constraint (\(Self.uniqueness(entity))): \(error.message); \
-                        nothing was changed
+                        \(entity.name): the update breaks a uniqueness constraint (\(Self.uniqueness(entity))): \
+                        \(error.message); nothing was changed
                         """)
                 } catch let error as SQLiteError where Self.objectFailure(error.message, entity: entity.name) != nil {
-                    throw RequestError(.refused, Self.objectFailure(error.message, entity: entity.name)! + "; nothing was changed")
+                    throw RequestError(
+                        .refused, Self.objectFailure(error.message, entity: entity.name)! + "; nothing was changed")
                 }
                 try checkValues(assignments.map(\.attribute), entity: entity, table: table, keys: batch)
                 let byEntity = try countsByEntity(table: table.name, keys: batch, [])
                 _ = try execute("DELETE FROM temp.mm_batch")
-                return BatchResult(entity: entity.name, matched: matched, byEntity: byEntity, referencesCleared: 0, joinRowsRemoved: 0, dryRun: dryRun)
+                return BatchResult(
+                    entity: entity.name, matched: matched, byEntity: byEntity, referencesCleared: 0, joinRowsRemoved: 0,
+                    dryRun: dryRun)
             } catch let error as SQLiteError {
                 throw RequestError(.failed, "\(StoreError.from(error, path: access.store.path)); nothing was changed")
             }
@@ -224,7 +239,9 @@ extension StoreRequests {
                     : entity.attribute(named: assignment.key) != nil
                         ? "is transient (not stored)"
                         : "is not an attribute of \(entity.name)"
-                            + (Suggestions.hint(for: assignment.key, in: entity.attributes.map(\.name)).map { " (\($0))" } ?? "")
+                            + (Suggestions.hint(for: assignment.key, in: entity.attributes.map(\.name)).map {
+                                " (\($0))"
+                            } ?? "")
                 throw RequestError(.invalidRequest, "--set \(assignment.key): '\(assignment.key)' \(what)")
             }
             if assignments.contains(where: { $0.attribute.name == attribute.name }) {
@@ -253,12 +270,15 @@ extension StoreRequests {
         for word in [" in", " of"] where before.hasSuffix(word) { before.removeLast(word.count) }
         var after = String(message[message.index(row.upperBound, offsetBy: digits.count)...])
         // The hint names `onFailure: nil`, which only a mapping file has.
-        if let hint = after.range(of: " (", options: .backwards), after.hasSuffix(")") { after = String(after[..<hint.lowerBound]) }
+        if let hint = after.range(of: " (", options: .backwards), after.hasSuffix(")") {
+            after = String(after[..<hint.lowerBound])
+        }
         return "\(entity) \(digits): \(attribute): \(before)\(after)"
     }
 
     static func uniqueness(_ entity: CompiledEntity) -> String {
-        entity.uniqueness.isEmpty ? "a unique index" : entity.uniqueness.map { "[\($0.joined(separator: ", "))]" }.joined(separator: ", ")
+        entity.uniqueness.isEmpty
+            ? "a unique index" : entity.uniqueness.map { "[\($0.joined(separator: ", "))]" }.joined(separator: ", ")
     }
 
     // MARK: Delete
@@ -276,7 +296,12 @@ extension StoreRequests {
         let scope = generator.entityCondition(entity.name, alias: "t0", includeSubentities: request.includesSubentities)
         return try inWriteTransaction(timeout: timeout, dryRun: dryRun) {
             do {
-                _ = try execute("CREATE TEMP TABLE IF NOT EXISTS mm_doomed (root TEXT NOT NULL, pk INTEGER NOT NULL, PRIMARY KEY (root, pk)) WITHOUT ROWID")
+                _ = try execute(
+                    """
+                    CREATE TEMP TABLE IF NOT EXISTS mm_doomed (root TEXT NOT NULL, pk INTEGER NOT NULL, PRIMARY KEY \
+                    (root, pk)) WITHOUT ROWID
+                    """
+                )
                 _ = try execute("DELETE FROM temp.mm_doomed")
                 defer { _ = try? execute("DELETE FROM temp.mm_doomed") }
                 let matched = try execute(
@@ -288,23 +313,29 @@ extension StoreRequests {
                 try cascade()
                 try refuseDenied()
                 try refuseBrokenRelationships()
-                var result = BatchResult(entity: entity.name, matched: matched, byEntity: [:], referencesCleared: 0, joinRowsRemoved: 0, dryRun: dryRun)
+                var result = BatchResult(
+                    entity: entity.name, matched: matched, byEntity: [:], referencesCleared: 0, joinRowsRemoved: 0,
+                    dryRun: dryRun)
                 result.referencesCleared = try clearReferences()
                 for t in access.layout.tables where t.joinRelationship != nil {
                     var parts: [String] = []
                     var arguments: [DatabaseValue] = []
                     for column in t.columns.prefix(2) {
-                        guard case .joinKey(let owner, _) = column.role, let root = version.entity(named: owner)?.root else { continue }
+                        guard case .joinKey(let owner, _) = column.role, let root = version.entity(named: owner)?.root
+                        else { continue }
                         parts.append("\(SQLText.q(column.name)) IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)")
                         arguments.append(.text(root))
                     }
                     if !parts.isEmpty {
-                        result.joinRowsRemoved += try execute("DELETE FROM \(SQLText.q(t.name)) WHERE \(parts.joined(separator: " OR "))", arguments)
+                        result.joinRowsRemoved += try execute(
+                            "DELETE FROM \(SQLText.q(t.name)) WHERE \(parts.joined(separator: " OR "))", arguments)
                     }
                 }
                 for t in access.layout.tables where t.joinRelationship == nil {
                     let keys = "SELECT pk FROM temp.mm_doomed WHERE root = ?"
-                    for (name, count) in try countsByEntity(table: t.name, keys: keys, [.text(t.entity)]) { result.byEntity[name, default: 0] += count }
+                    for (name, count) in try countsByEntity(table: t.name, keys: keys, [.text(t.entity)]) {
+                        result.byEntity[name, default: 0] += count
+                    }
                     _ = try execute("DELETE FROM \(SQLText.q(t.name)) WHERE Z_PK IN (\(keys))", [.text(t.entity)])
                 }
                 return result
@@ -325,21 +356,31 @@ extension StoreRequests {
     func doomedSource(_ entity: CompiledEntity) -> (sql: String, arguments: [DatabaseValue])? {
         guard let table = access.layout.table(forEntity: entity.root) else { return nil }
         let scope = generator.entityCondition(entity.name, alias: "s")
-        return ("FROM temp.mm_doomed m JOIN \(SQLText.q(table.name)) s ON s.Z_PK = m.pk WHERE m.root = ? AND \(scope)", [.text(entity.root)])
+        return (
+            "FROM temp.mm_doomed m JOIN \(SQLText.q(table.name)) s ON s.Z_PK = m.pk WHERE m.root = ? AND \(scope)",
+            [.text(entity.root)]
+        )
     }
 
     /// The destinations of a relationship of the doomed rows: `SELECT key …`.
-    func destinations(_ entity: CompiledEntity, _ relationship: CompiledRelationship) -> (sql: String, arguments: [DatabaseValue])? {
-        guard let (source, arguments) = doomedSource(entity), let destination = version.entity(named: relationship.declaration.destination),
+    func destinations(_ entity: CompiledEntity, _ relationship: CompiledRelationship) -> (
+        sql: String, arguments: [DatabaseValue]
+    )? {
+        guard let (source, arguments) = doomedSource(entity),
+            let destination = version.entity(named: relationship.declaration.destination),
             let table = access.layout.table(forEntity: entity.root)
         else { return nil }
         let r = relationship.declaration
         if !r.isToMany {
-            guard let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) else { return nil }
+            guard let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) else {
+                return nil
+            }
             let c = "s.\(SQLText.q(column.name))"
             return ("SELECT \(c) \(source) AND \(c) IS NOT NULL", arguments)
         }
-        if !relationship.isManyToMany, let reverse = access.layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
+        if !relationship.isManyToMany,
+            let reverse = access.layout.reverseColumn(for: relationship, destinationRoot: destination.root)
+        {
             return (
                 """
                 SELECT d.Z_PK FROM \(SQLText.q(reverse.table.name)) d \
@@ -367,7 +408,9 @@ extension StoreRequests {
                 guard let root = version.entity(named: relationship.declaration.destination)?.root,
                     let (sql, arguments) = destinations(entity, relationship)
                 else { continue }
-                added += try execute("INSERT OR IGNORE INTO temp.mm_doomed (root, pk) SELECT ?, k.* FROM (\(sql)) k", [.text(root)] + arguments)
+                added += try execute(
+                    "INSERT OR IGNORE INTO temp.mm_doomed (root, pk) SELECT ?, k.* FROM (\(sql)) k",
+                    [.text(root)] + arguments)
             }
         }
     }
@@ -382,13 +425,18 @@ extension StoreRequests {
             let r = relationship.declaration
             let staying = "NOT EXISTS (SELECT 1 FROM temp.mm_doomed x WHERE x.root = ? AND x.pk = %@)"
             var test: String
-            if !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
+            if !r.isToMany,
+                let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name))
+            {
                 let c = "s.\(SQLText.q(column.name))"
                 test = "\(c) IS NOT NULL AND " + staying.replacingOccurrences(of: "%@", with: c)
-            } else if !relationship.isManyToMany, let reverse = access.layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
+            } else if !relationship.isManyToMany,
+                let reverse = access.layout.reverseColumn(for: relationship, destinationRoot: destination.root)
+            {
                 test = """
-                    EXISTS (SELECT 1 FROM \(SQLText.q(reverse.table.name)) d WHERE d.\(SQLText.q(reverse.column)) = s.Z_PK \
-                    AND \(generator.entityCondition(destination.name, alias: "d")) AND \(staying.replacingOccurrences(of: "%@", with: "d.Z_PK")))
+                    EXISTS (SELECT 1 FROM \(SQLText.q(reverse.table.name)) d WHERE d.\(SQLText.q(reverse.column)) = \
+                    s.Z_PK AND \(generator.entityCondition(destination.name, alias: "d")) AND \
+                    \(staying.replacingOccurrences(of: "%@", with: "d.Z_PK")))
                     """
             } else if let join = access.layout.joinTable(for: relationship) {
                 test = """
@@ -398,17 +446,20 @@ extension StoreRequests {
             } else {
                 continue
             }
-            let found = try rows("SELECT s.Z_PK \(source) AND \(test) ORDER BY s.Z_PK LIMIT 6", arguments + [.text(destination.root)])
+            let found = try rows(
+                "SELECT s.Z_PK \(source) AND \(test) ORDER BY s.Z_PK LIMIT 6", arguments + [.text(destination.root)])
             guard !found.isEmpty else { continue }
             let keys = found.prefix(5).map { String($0[0].int64 ?? 0) }.joined(separator: ", ")
             problems.append(
                 """
-                \(entity.name).\(r.name) has delete rule deny, and \(entity.name) \(keys)\(found.count > 5 ? " and more" : "") \
-                still \(found.count == 1 ? "has" : "have") \(r.name) that would stay
+                \(entity.name).\(r.name) has delete rule deny, and \(entity.name) \
+                \(keys)\(found.count > 5 ? " and more" : "") still \(found.count == 1 ? "has" : "have") \(r.name) that \
+                would stay
                 """)
         }
         if !problems.isEmpty {
-            throw RequestError(.refused, "the delete is refused; nothing was deleted:\n  " + problems.joined(separator: "\n  "))
+            throw RequestError(
+                .refused, "the delete is refused; nothing was deleted:\n  " + problems.joined(separator: "\n  "))
         }
     }
 
@@ -434,17 +485,21 @@ extension StoreRequests {
             let sql: String
             var arguments: [DatabaseValue]
             if !r.isToMany {
-                guard !r.isOptional, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) else { continue }
+                guard !r.isOptional,
+                    let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name))
+                else { continue }
                 sql = """
-                    SELECT s.Z_PK, 0 FROM \(q(table.name)) s WHERE \(scope) AND s.\(q(column.name)) \(doomed) AND \(staying) \
-                    ORDER BY s.Z_PK LIMIT 6
+                    SELECT s.Z_PK, 0 FROM \(q(table.name)) s WHERE \(scope) AND s.\(q(column.name)) \(doomed) AND \
+                    \(staying) ORDER BY s.Z_PK LIMIT 6
                     """
                 arguments = [.text(destination.root), .text(entity.root)]
             } else {
                 // Each owner's destinations as (key) rows: `FROM … WHERE <owner is s>`.
                 let members: String
                 let key: String
-                if !relationship.isManyToMany, let reverse = access.layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
+                if !relationship.isManyToMany,
+                    let reverse = access.layout.reverseColumn(for: relationship, destinationRoot: destination.root)
+                {
                     members = """
                         FROM \(q(reverse.table.name)) d WHERE d.\(q(reverse.column)) = s.Z_PK \
                         AND \(generator.entityCondition(destination.name, alias: "d"))
@@ -460,8 +515,8 @@ extension StoreRequests {
                 let broken = r.isOptional ? "n > 0 AND n < \(minimum)" : "n < \(minimum)"
                 sql = """
                     SELECT pk, n FROM (SELECT s.Z_PK AS pk, (SELECT count(*) \(members) AND \(key) NOT \(doomed)) AS n \
-                    FROM \(q(table.name)) s WHERE \(scope) AND \(staying) AND EXISTS (SELECT 1 \(members) AND \(key) \(doomed))) \
-                    WHERE \(broken) ORDER BY pk LIMIT 6
+                    FROM \(q(table.name)) s WHERE \(scope) AND \(staying) AND EXISTS (SELECT 1 \(members) AND \(key) \
+                    \(doomed))) WHERE \(broken) ORDER BY pk LIMIT 6
                     """
                 arguments = [.text(destination.root), .text(entity.root), .text(destination.root)]
             }
@@ -476,10 +531,12 @@ extension StoreRequests {
                     (their \(r.name) is among the objects deleted; delete them too, or point them elsewhere first)
                     """)
             } else {
-                let counts = found.prefix(5).map { "\($0[0].int64 ?? 0) (\($0[1].int64 ?? 0) left)" }.joined(separator: ", ")
+                let counts = found.prefix(5).map { "\($0[0].int64 ?? 0) (\($0[1].int64 ?? 0) left)" }.joined(
+                    separator: ", ")
                 let least = r.minCount ?? 0
                 let rule = "needs \(r.isOptional ? "none or " : "")at least \(least) object\(least == 1 ? "" : "s")"
-                problems.append("\(entity.name).\(r.name) \(rule), and \(entity.name) \(counts)\(more) would have fewer")
+                problems.append(
+                    "\(entity.name).\(r.name) \(rule), and \(entity.name) \(counts)\(more) would have fewer")
             }
         }
         if !problems.isEmpty {
@@ -502,7 +559,9 @@ extension StoreRequests {
                 case .toOne(let owner, let name):
                     guard let relationship = version.entity(named: owner)?.relationship(named: name) else { continue }
                     target = version.entity(named: relationship.declaration.destination)?.root
-                    if let c = table.column(for: .toOneEntity(entity: owner, relationship: name)) { companions.append(c.name) }
+                    if let c = table.column(for: .toOneEntity(entity: owner, relationship: name)) {
+                        companions.append(c.name)
+                    }
                     if let inverseOwner = relationship.inverseEntity, let inverse = relationship.declaration.inverse,
                         let c = table.column(for: .order(entity: inverseOwner, relationship: inverse))
                     {
@@ -510,7 +569,9 @@ extension StoreRequests {
                     }
                 case .toManyKey(let owner, let name):
                     target = version.entity(named: owner)?.root
-                    if let c = table.column(for: .order(entity: owner, relationship: name)) { companions.append(c.name) }
+                    if let c = table.column(for: .order(entity: owner, relationship: name)) {
+                        companions.append(c.name)
+                    }
                 default:
                     continue
                 }
@@ -522,8 +583,8 @@ extension StoreRequests {
                 }
                 cleared += try execute(
                     """
-                    UPDATE \(SQLText.q(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(c) IN (SELECT pk FROM temp.mm_doomed WHERE root = ?) \
-                    AND Z_PK NOT IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)
+                    UPDATE \(SQLText.q(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(c) IN (SELECT pk FROM \
+                    temp.mm_doomed WHERE root = ?) AND Z_PK NOT IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)
                     """, [.text(target), .text(table.entity)])
             }
         }

@@ -43,20 +43,24 @@ public struct StoreRequests {
         do { return try body() } catch { throw RequestError(.failed, "\(access.store.path): \(error)") }
     }
 
-    /// The SQL a fetch runs, its arguments and its columns (`--json` and the
-    /// table read them; tests check the SQL).
-    package func compile(_ request: FetchRequest) throws(RequestError) -> (statement: SQLFragment, columns: [FetchColumn]) {
-        let entity = try entity(request.entity)
-        let checker = TypeChecker(version: version, entity: entity.name)
+    /// The columns a fetch reads and their checked values: `--properties`, or every
+    /// stored attribute and to-one of the entity (and its subentities').
+    func fetchColumns(
+        _ request: FetchRequest, of entity: CompiledEntity, checker: TypeChecker
+    ) throws(RequestError) -> (columns: [FetchColumn], values: [CheckedExpression]) {
         var columns: [FetchColumn] = []
         var values: [CheckedExpression] = []
         if let properties = request.properties {
             for property in properties {
                 do throws(Predicates.PredicateError) {
                     let checked = try checker.expression(property)
-                    if case .list = checked { throw Predicates.PredicateError(.type, "a list is not a property", at: 0, in: property) }
+                    if case .list = checked {
+                        throw Predicates.PredicateError(.type, "a list is not a property", at: 0, in: property)
+                    }
                     var attribute: AttributeDescription?
-                    if case .keyPath(let path) = checked, case .attribute(let a) = path.end { attribute = a.declaration }
+                    if case .keyPath(let path) = checked, case .attribute(let a) = path.end {
+                        attribute = a.declaration
+                    }
                     columns.append(FetchColumn(name: property, type: checked.type, attribute: attribute))
                     values.append(checked)
                 } catch {
@@ -70,16 +74,32 @@ public struct StoreRequests {
                 guard let e = version.entity(named: name) else { continue }
                 for a in e.attributes where !a.declaration.isTransient && seen.insert(a.name).inserted {
                     let path = CheckedKeyPath(start: entity.name, hops: [], end: .attribute(a))
-                    columns.append(FetchColumn(name: a.name, type: path.type, attribute: a.declaration, declaredIn: name == entity.name ? nil : a.declaredIn))
+                    columns.append(
+                        FetchColumn(
+                            name: a.name, type: path.type, attribute: a.declaration,
+                            declaredIn: name == entity.name ? nil : a.declaredIn))
                     values.append(.keyPath(path))
                 }
-                for r in e.relationships where !r.declaration.isTransient && !r.declaration.isToMany && seen.insert(r.name).inserted {
+                for r in e.relationships
+                where !r.declaration.isTransient && !r.declaration.isToMany && seen.insert(r.name).inserted {
                     let path = CheckedKeyPath(start: entity.name, hops: [], end: .toOne(r))
-                    columns.append(FetchColumn(name: r.name, type: .integer, declaredIn: name == entity.name ? nil : r.declaredIn))
+                    columns.append(
+                        FetchColumn(name: r.name, type: .integer, declaredIn: name == entity.name ? nil : r.declaredIn))
                     values.append(.keyPath(path))
                 }
             }
         }
+        return (columns, values)
+    }
+
+    /// The SQL a fetch runs, its arguments and its columns (`--json` and the
+    /// table read them; tests check the SQL).
+    package func compile(_ request: FetchRequest) throws(RequestError) -> (
+        statement: SQLFragment, columns: [FetchColumn]
+    ) {
+        let entity = try entity(request.entity)
+        let checker = TypeChecker(version: version, entity: entity.name)
+        let (columns, values) = try fetchColumns(request, of: entity, checker: checker)
         let predicate = try checkedPredicate(request.predicate, entity: entity.name)
         var sorts: [(CheckedExpression, Bool)] = []
         for key in request.sortKeys {
@@ -94,7 +114,8 @@ public struct StoreRequests {
             }
         }
         let generator = self.generator
-        let table = try sql { () throws(PredicateSQLError) in SQLFragment(try generator.table(of: entity.name).name) }.sql
+        let table = try sql { () throws(PredicateSQLError) in SQLFragment(try generator.table(of: entity.name).name) }
+            .sql
         var arguments: [DatabaseValue] = []
         var selected = ["t0.Z_PK", "t0.Z_ENT"]
         for value in values {
@@ -104,10 +125,12 @@ public struct StoreRequests {
         }
         let condition = try sql { () throws(PredicateSQLError) in try generator.condition(predicate, row: "t0") }
         var text = """
-            SELECT \(selected.joined(separator: ", ")) FROM \(SQLText.q(table)) t0 \
-            WHERE \(generator.entityCondition(entity.name, alias: "t0", includeSubentities: request.includesSubentities))
+            SELECT \(selected.joined(separator: ", ")) FROM \(SQLText.q(table)) t0 WHERE \
+            \(generator.entityCondition(entity.name, alias: "t0", includeSubentities: request.includesSubentities))
             """
-        if predicate != .constant(true) { (text, arguments) = (text + " AND \(condition.sql)", arguments + condition.arguments) }
+        if predicate != .constant(true) {
+            (text, arguments) = (text + " AND \(condition.sql)", arguments + condition.arguments)
+        }
         var order: [String] = []
         for (value, ascending) in sorts {
             let fragment = try sql { () throws(PredicateSQLError) in
@@ -156,7 +179,8 @@ public struct StoreRequests {
                         values.append(Self.value(raw, type: column.type))
                     }
                 }
-                try body(FetchedRow(entity: entity, primaryKey: prepared.int64(at: 0), values: values, hasProperty: has))
+                try body(
+                    FetchedRow(entity: entity, primaryKey: prepared.int64(at: 0), values: values, hasProperty: has))
             }
         } catch let error as SQLiteError {
             throw RequestError(.failed, "\(StoreError.from(error, path: access.store.path))")

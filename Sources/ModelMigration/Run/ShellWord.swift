@@ -4,6 +4,7 @@
 package enum ShellWord {
     /// `text` as one shell word.
     package static func quoted(_ text: String) -> String {
-        text.allSatisfy { $0.isLetter || $0.isNumber || "/._-+:@".contains($0) } ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        text.allSatisfy { $0.isLetter || $0.isNumber || "/._-+:@".contains($0) }
+            ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

@@ -47,7 +47,9 @@ public struct StoreRun: Sendable {
     /// run long). Throws what planning or the gate's reviewed losses threw.
     /// The failure is an ``Outcome``; a store newer than the models (a rollback of the
     /// code) is told how to put back the backup taken before it was migrated.
-    public func plan(_ path: String, timeout: Double, cancellation: MigrationCancellation? = nil) throws(Outcome) -> Gated {
+    public func plan(_ path: String, timeout: Double, cancellation: MigrationCancellation? = nil) throws(Outcome)
+        -> Gated
+    {
         do {
             if let reason = FleetStoreList.notAStoreReason(path) { throw Outcome(.failed, "\(path): \(reason)") }
             let store = try Store.open(path: path, access: .readOnly, busyTimeout: timeout)
@@ -62,7 +64,9 @@ public struct StoreRun: Sendable {
             return Gated(plan: marked, model: model, refusal: refusesDestructivePlans ? marked.destructiveRefusal : nil)
         } catch {
             var outcome = Outcome(error)
-            if outcome.kind == .unknownVersion { outcome.message += restoreHint(PlanningError(classifying: error), store: path) }
+            if outcome.kind == .unknownVersion {
+                outcome.message += restoreHint(PlanningError(classifying: error), store: path)
+            }
             throw outcome
         }
     }
@@ -71,14 +75,15 @@ public struct StoreRun: Sendable {
     /// store): the command that puts back the backup taken before the newer release
     /// migrated it.
     private func restoreHint(_ planning: PlanningError, store: String) -> String {
-        guard let unknown = planning.underlying as? UnknownVersionError, unknown.drift == nil, let recognition = unknown.recognition,
+        guard let unknown = planning.underlying as? UnknownVersionError, unknown.drift == nil,
+            let recognition = unknown.recognition,
             let stamped = recognition.stampedVersion, let current = recognition.currentVersion, stamped > current
         else { return "" }
         return """
 
-            to go back to version \(current): `\(toolName) restore \(ShellWord.quoted(store)) --backup-dir DIR --version \(current)` \
-            puts back the backup `apply --backup-dir DIR` kept when it migrated the store from version \(current) \
-            (changes made to the store since are lost; Docs/Deploying.md: "Rolling back")
+            to go back to version \(current): `\(toolName) restore \(ShellWord.quoted(store)) --backup-dir DIR \
+            --version \(current)` puts back the backup `apply --backup-dir DIR` kept when it migrated the store from \
+            version \(current) (changes made to the store since are lost; Docs/Deploying.md: "Rolling back")
             """
     }
 
@@ -112,7 +117,9 @@ public struct StoreRun: Sendable {
         /// The plan, when there was one.
         public var plan: MigrationPlan? {
             switch self {
-            case .current(let plan), .ran(let plan, _), .migratedByAnother(let plan), .refused(let plan, _), .failed(let plan, _): plan
+            case .current(let plan), .ran(let plan, _), .migratedByAnother(let plan), .refused(let plan, _),
+                .failed(let plan, _):
+                plan
             case .notPlanned: nil
             }
         }
@@ -137,7 +144,8 @@ public struct StoreRun: Sendable {
             gated = try plan(path, timeout: options.timeout, cancellation: options.cancellation)
         } catch {
             if let signal = interruptedBy() {
-                return .notPlanned(Outcome(.interrupted(signal: signal), "interrupted: rolled back, the store is unchanged"))
+                return .notPlanned(
+                    Outcome(.interrupted(signal: signal), "interrupted: rolled back, the store is unchanged"))
             }
             return .notPlanned(Outcome(error))
         }
@@ -146,11 +154,13 @@ public struct StoreRun: Sendable {
         if let refusal = gated.refusal { return .refused(plan, refusal) }
         willMigrate(plan)
         do {
-            let result = try Migrator(policyRunner: makePolicyRunner()).apply(plan, options: options, progress: progress)
+            let result = try Migrator(policyRunner: makePolicyRunner()).apply(
+                plan, options: options, progress: progress)
             return .ran(plan, result)
         } catch {
             let signal = interruptedBy()
-            if signal == nil, let error = error as? MigrationError, error.kind == .storeChanged || error.kind == .locked,
+            if signal == nil, let error = error as? MigrationError,
+                error.kind == .storeChanged || error.kind == .locked,
                 Migrator.reachedTarget(plan, timeout: options.timeout)
             {
                 return .migratedByAnother(plan)

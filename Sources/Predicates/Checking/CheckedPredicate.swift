@@ -192,7 +192,8 @@ public indirect enum CheckedExpression: Sendable, Hashable {
     public var type: ValueType {
         switch self {
         case .keyPath(let path): path.type
-        case .aggregate(_, _, let type), .arithmetic(_, _, _, let type), .function(_, _, let type), .conditional(_, _, _, let type),
+        case .aggregate(_, _, let type), .arithmetic(_, _, _, let type), .function(_, _, let type),
+            .conditional(_, _, _, let type),
             .policyCall(_, _, _, let type):
             type
         case .literal(let value): value.type

@@ -15,10 +15,16 @@ extension TypeChecker.Run {
         "median:": "median: has no set-based SQL form here (write it in a policy)",
         "mode:": "mode: has no set-based SQL form here (write it in a policy)",
         "stddev:": "stddev: has no set-based SQL form here (write it in a policy)",
-        "random": "random is not deterministic: a migration's values must not depend on when it runs (write it in a policy)",
-        "random:": "random: is not deterministic: a migration's values must not depend on when it runs (write it in a policy)",
-        "randomn:": "randomn: is not deterministic: a migration's values must not depend on when it runs (write it in a policy)",
-        "distanceToLocation:fromLocation:": "distanceToLocation:fromLocation: needs CLLocation objects, which no store column holds",
+        "random":
+            "random is not deterministic: a migration's values must not depend on when it runs (write it in a policy)",
+        "random:":
+            "random: is not deterministic: a migration's values must not depend on when it runs (write it in a policy)",
+        "randomn:":
+            """
+        randomn: is not deterministic: a migration's values must not depend on when it runs (write it in a policy)
+        """,
+        "distanceToLocation:fromLocation:":
+            "distanceToLocation:fromLocation: needs CLLocation objects, which no store column holds",
         "castObject:toType:": "castObject:toType: is written CAST(x, 'NSNumber') here",
     ]
 
@@ -31,12 +37,16 @@ extension TypeChecker.Run {
     /// A string operand (or nil): `what` names it in the error.
     func text(_ syntax: ExpressionSyntax, _ what: String) throws(PredicateError) -> CheckedExpression {
         let e = try expression(syntax)
-        guard e.type.isText || e.type == .null else { throw fail("\(what) takes a string, not \(e.type)", at: syntax.position) }
+        guard e.type.isText || e.type == .null else {
+            throw fail("\(what) takes a string, not \(e.type)", at: syntax.position)
+        }
         return e
     }
 
     /// A number operand (or nil); `integer` allows integers only.
-    func number(_ syntax: ExpressionSyntax, _ what: String, integer: Bool = false) throws(PredicateError) -> CheckedExpression {
+    func number(_ syntax: ExpressionSyntax, _ what: String, integer: Bool = false) throws(PredicateError)
+        -> CheckedExpression
+    {
         let e = try expression(syntax)
         if e.type == .null { return e }
         if integer {
@@ -51,7 +61,9 @@ extension TypeChecker.Run {
 
     // MARK: TERNARY
 
-    func ternary(_ condition: PredicateSyntax, _ a: ExpressionSyntax, _ b: ExpressionSyntax, at: Int) throws(PredicateError) -> CheckedExpression {
+    func ternary(_ condition: PredicateSyntax, _ a: ExpressionSyntax, _ b: ExpressionSyntax, at: Int)
+        throws(PredicateError) -> CheckedExpression
+    {
         let test = try predicate(condition)
         let whenTrue = try expression(a), whenFalse = try expression(b)
         for (side, syntax) in [(whenTrue, a), (whenFalse, b)] {
@@ -83,8 +95,8 @@ extension TypeChecker.Run {
         guard let (receiver, separator) = Self.components(base) else {
             throw fail(
                 """
-                an index ([FIRST], [LAST], [SIZE], [n]) applies to FUNCTION(…, 'componentsSeparatedByString:', …) here, \
-                the one list a value has an order in
+                an index ([FIRST], [LAST], [SIZE], [n]) applies to FUNCTION(…, 'componentsSeparatedByString:', …) \
+                here, the one list a value has an order in
                 """, at: at)
         }
         let string = try text(receiver, "componentsSeparatedByString:")
@@ -97,7 +109,8 @@ extension TypeChecker.Run {
         case .last: return .function(.component, [string, sep, .literal(.integer(Int64.min))], .string)
         case .position(let n):
             if case .integer(let value, let valueAt) = n, value < 0 {
-                throw fail("an index counts from 0; \(value) is before the first element ([LAST] is the last)", at: valueAt)
+                throw fail(
+                    "an index counts from 0; \(value) is before the first element ([LAST] is the last)", at: valueAt)
             }
             return .function(.component, [string, sep, try number(n, "an index", integer: true)], .string)
         }
@@ -105,14 +118,18 @@ extension TypeChecker.Run {
 
     /// The string and separator of a `componentsSeparatedByString:` call.
     static func components(_ syntax: ExpressionSyntax) -> (ExpressionSyntax, ExpressionSyntax)? {
-        guard case .invoke(let receiver, "componentsSeparatedByString:", let arguments, _) = syntax, arguments.count == 1 else { return nil }
+        guard case .invoke(let receiver, "componentsSeparatedByString:", let arguments, _) = syntax,
+            arguments.count == 1
+        else { return nil }
         return (receiver, arguments[0])
     }
 
     // MARK: Functions
 
     /// The functions of ``moreFunctionNames``; nil for a name that is none of them.
-    func moreFunction(_ name: String, _ arguments: [ExpressionSyntax], at: Int) throws(PredicateError) -> CheckedExpression? {
+    func moreFunction(_ name: String, _ arguments: [ExpressionSyntax], at: Int) throws(PredicateError)
+        -> CheckedExpression?
+    {
         if let reason = Self.refusedFunctions[name] { throw fail(reason, at: at) }
         let arities = [
             "modulus:by:": 2, "raise:toPower:": 2, "bitwiseAnd:with:": 2, "bitwiseOr:with:": 2, "bitwiseXor:with:": 2,
@@ -121,13 +138,16 @@ extension TypeChecker.Run {
         guard Self.moreFunctionNames.contains(name) else { return nil }
         let expected = arities[name] ?? 1
         guard arguments.count == expected else {
-            throw fail("\(name) takes \(expected == 1 ? "one argument" : "\(expected) arguments"), found \(arguments.count)", at: at)
+            throw fail(
+                "\(name) takes \(expected == 1 ? "one argument" : "\(expected) arguments"), found \(arguments.count)",
+                at: at)
         }
         switch name {
         case "modulus:by:", "raise:toPower:":
             let a = try number(arguments[0], name), b = try number(arguments[1], name)
             let integers = a.type == .integer && b.type == .integer
-            return name == "modulus:by:" ? .function(.modulus, [a, b], integers ? .integer : .double) : .function(.power, [a, b], .double)
+            return name == "modulus:by:"
+                ? .function(.modulus, [a, b], integers ? .integer : .double) : .function(.power, [a, b], .double)
         case "sqrt:", "log:", "ln:", "exp:":
             let function: ExpressionFunction = ["sqrt:": .sqrt, "log:": .log, "ln:": .ln][name] ?? .exp
             return .function(function, [try number(arguments[0], name)], .double)
@@ -141,7 +161,10 @@ extension TypeChecker.Run {
                     "bitwiseAnd:with:": .bitwiseAnd, "bitwiseOr:with:": .bitwiseOr, "bitwiseXor:with:": .bitwiseXor,
                     "leftshift:by:": .leftShift,
                 ][name] ?? .rightShift
-            return .function(function, [try number(arguments[0], name, integer: true), try number(arguments[1], name, integer: true)], .integer)
+            return .function(
+                function,
+                [try number(arguments[0], name, integer: true), try number(arguments[1], name, integer: true)], .integer
+            )
         case "onesComplement:":
             return .function(.onesComplement, [try number(arguments[0], name, integer: true)], .integer)
         case "noindex:":
@@ -162,15 +185,19 @@ extension TypeChecker.Run {
         if case .literal(.string(let p)) = pattern, !RegularExpressionCheck.isValid(p) || p.isEmpty {
             throw fail("not a valid regular expression: \(p)", at: arguments[1].position)
         }
-        return .function(.replaceMatches, [subject, pattern, try text(arguments[2], "replace:matching:with:")], .string)
+        return .function(
+            .replaceMatches, [subject, pattern, try text(arguments[2], "replace:matching:with:")], .string)
     }
 
     /// `sum:({a, b})`, `count:`, `min:`, `max:`, `average:` over a list of values.
-    func listFunction(_ name: String, _ items: [ExpressionSyntax], at: Int) throws(PredicateError) -> CheckedExpression {
+    func listFunction(_ name: String, _ items: [ExpressionSyntax], at: Int) throws(PredicateError) -> CheckedExpression
+    {
         if name == "count:" { return .literal(.integer(Int64(items.count))) }
         // One SELECT per item in a UNION ALL: SQLite compounds at most 500 (SQLITE_MAX_COMPOUND_SELECT).
         guard items.count <= 500 else {
-            throw fail("\(name) takes at most 500 items here (SQLite's limit on a compound SELECT); found \(items.count)", at: at)
+            throw fail(
+                "\(name) takes at most 500 items here (SQLite's limit on a compound SELECT); found \(items.count)",
+                at: at)
         }
         guard !items.isEmpty else {
             return name == "sum:" ? .literal(.integer(0)) : .literal(.null)
@@ -179,7 +206,10 @@ extension TypeChecker.Run {
         for item in items {
             let e = try expression(item)
             let ordered = name == "min:" || name == "max:"
-            guard e.type == .integer || e.type == .double || e.type == .decimal || e.type == .null || (ordered && e.type == .date) else {
+            guard
+                e.type == .integer || e.type == .double || e.type == .decimal || e.type == .null
+                    || (ordered && e.type == .date)
+            else {
                 throw fail("\(name) takes numbers\(ordered ? " or dates" : ""), not \(e.type)", at: item.position)
             }
             checked.append(e)
@@ -199,12 +229,15 @@ extension TypeChecker.Run {
 
     /// `FUNCTION(receiver, 'selector', arguments…)` where the receiver is a string: the
     /// `NSString` methods a field split needs.
-    func stringMethod(_ selector: String, _ receiver: ExpressionSyntax, _ arguments: [ExpressionSyntax], at: Int) throws(PredicateError)
+    func stringMethod(_ selector: String, _ receiver: ExpressionSyntax, _ arguments: [ExpressionSyntax], at: Int)
+        throws(PredicateError)
         -> CheckedExpression
     {
         let expected = selector.filter { $0 == ":" }.count
         guard arguments.count == expected else {
-            throw fail("'\(selector)' takes \(expected == 0 ? "no arguments" : "\(expected)"), found \(arguments.count)", at: at)
+            throw fail(
+                "'\(selector)' takes \(expected == 0 ? "no arguments" : "\(expected)"), found \(arguments.count)",
+                at: at)
         }
         switch selector {
         case "componentsSeparatedByString:":
@@ -214,27 +247,35 @@ extension TypeChecker.Run {
                 or count them with [SIZE] (as in FUNCTION(…, 'componentsSeparatedByString:', ' ')[FIRST])
                 """, at: at)
         case "stringByTrimmingCharactersInSet:":
-            throw fail("an NSCharacterSet has no text in the format syntax; trim:(x) trims white space and line breaks", at: at)
+            throw fail(
+                "an NSCharacterSet has no text in the format syntax; trim:(x) trims white space and line breaks", at: at
+            )
         case "stringByReplacingOccurrencesOfString:withString:options:range:":
             throw fail(
-                "options and ranges have no text in the format syntax; replace:matching:with:(x, 'pattern', 'template') replaces "
+                "options and ranges have no text in the format syntax; replace:matching:with:(x, 'pattern', "
+                    + "'template') replaces "
                     + "regular-expression matches", at: at)
         default: break
         }
         guard Self.stringMethods.contains(selector) else {
             let hint = Suggestions.hint(for: selector, in: Self.stringMethods).map { " (\($0))" } ?? ""
-            throw fail("unknown string method '\(selector)'\(hint); supported: \(Self.stringMethods.joined(separator: ", "))", at: at)
+            throw fail(
+                "unknown string method '\(selector)'\(hint); supported: \(Self.stringMethods.joined(separator: ", "))",
+                at: at)
         }
         let string = try text(receiver, "'\(selector)'")
         switch selector {
         case "substringFromIndex:", "substringToIndex:":
             let n = try number(arguments[0], "'\(selector)'", integer: true)
             if case .literal(.integer(let value)) = n, value < 0 {
-                throw fail("an index counts from 0; \(value) is before the start of the string", at: arguments[0].position)
+                throw fail(
+                    "an index counts from 0; \(value) is before the start of the string", at: arguments[0].position)
             }
             return .function(selector == "substringFromIndex:" ? .substringFrom : .substringTo, [string, n], .string)
         case "stringByReplacingOccurrencesOfString:withString:":
-            return .function(.replace, [string, try text(arguments[0], "'\(selector)'"), try text(arguments[1], "'\(selector)'")], .string)
+            return .function(
+                .replace, [string, try text(arguments[0], "'\(selector)'"), try text(arguments[1], "'\(selector)'")],
+                .string)
         case "uppercaseString": return .function(.uppercase, [string], .string)
         case "lowercaseString": return .function(.lowercase, [string], .string)
         case "capitalizedString": return .function(.capitalized, [string], .string)

@@ -80,7 +80,10 @@ public struct TypeChecker: Sendable {
                     case .toMany(let many)? = try resolve(variable: variable, components, at: at, allowToMany: true)
                 else {
                     throw fail(
-                        "\(quantifier.rawValue) needs a to-many key path on its left (as in \(quantifier.rawValue) tags.name == 'x')",
+                        """
+                        \(quantifier.rawValue) needs a to-many key path on its left (as in \(quantifier.rawValue) \
+                        tags.name == 'x')
+                        """,
                         at: c.lhs.position)
                 }
                 guard let element = many.element else {
@@ -113,7 +116,9 @@ public struct TypeChecker: Sendable {
                 var hint = ""
                 if l == .date, r.isNumeric || r == .string { hint = " (write CAST(…, 'NSDate') for a date)" }
                 if r == .date, l.isNumeric { hint = " (write CAST(…, 'NSDate') for a date)" }
-                if l.isNumeric, r.isText || (r.isNumeric && l.isText) { hint = " (CAST(…, 'NSNumber') converts a string to a number)" }
+                if l.isNumeric, r.isText || (r.isNumeric && l.isText) {
+                    hint = " (CAST(…, 'NSNumber') converts a string to a number)"
+                }
                 return fail("cannot compare \(l) \(describe(lhs)) with \(r) using \(op.rawValue)\(hint)", at: offset)
             }
             switch op {
@@ -131,9 +136,13 @@ public struct TypeChecker: Sendable {
                 for item in items where !Self.comparable(l, item.type, ordered: op == .between) {
                     throw mismatch(item.type, at: c.rhs.position)
                 }
-                if !options.isDisjoint(with: .folding), !l.isText { throw fail("[c] and [d] apply to strings, not \(l)", at: c.operatorPosition) }
+                if !options.isDisjoint(with: .folding), !l.isText {
+                    throw fail("[c] and [d] apply to strings, not \(l)", at: c.operatorPosition)
+                }
             case .beginsWith, .endsWith, .contains, .like, .matches:
-                guard l.isText || l == .null else { throw fail("\(op.rawValue) compares strings; \(describe(lhs)) is \(l)", at: c.lhs.position) }
+                guard l.isText || l == .null else {
+                    throw fail("\(op.rawValue) compares strings; \(describe(lhs)) is \(l)", at: c.lhs.position)
+                }
                 guard rhs.type.isText || rhs.type == .null else { throw mismatch(rhs.type, at: c.rhs.position) }
                 if op == .like, !Self.isLiteral(rhs) {
                     throw fail(
@@ -153,7 +162,9 @@ public struct TypeChecker: Sendable {
                 }
             case .less, .lessOrEqual, .greater, .greaterOrEqual:
                 if l == .null || rhs.type == .null {
-                    throw fail("nil can only be compared with == or != (found \(op.rawValue))", at: l == .null ? c.lhs.position : c.rhs.position)
+                    throw fail(
+                        "nil can only be compared with == or != (found \(op.rawValue))",
+                        at: l == .null ? c.lhs.position : c.rhs.position)
                 }
                 guard Self.comparable(l, rhs.type, ordered: true) else { throw mismatch(rhs.type, at: c.rhs.position) }
             }
@@ -205,7 +216,9 @@ public struct TypeChecker: Sendable {
             case .list(let items, let at):
                 let checked = try items.map { (item) throws(PredicateError) in try expression(item) }
                 if let first = checked.first,
-                    let odd = checked.first(where: { !Self.comparable(first.type, $0.type, ordered: false) || $0.type == .null && first.type != .null })
+                    let odd = checked.first(where: {
+                        !Self.comparable(first.type, $0.type, ordered: false) || $0.type == .null && first.type != .null
+                    })
                 {
                     throw fail("a list mixes \(first.type) and \(odd.type) values", at: at)
                 }
@@ -213,7 +226,9 @@ public struct TypeChecker: Sendable {
                 return .list(checked)
             case .negate(let inner, let at):
                 let e = try expression(inner)
-                guard e.type == .integer || e.type == .double || e.type == .decimal else { throw fail("cannot negate \(e.type)", at: at) }
+                guard e.type == .integer || e.type == .double || e.type == .decimal else {
+                    throw fail("cannot negate \(e.type)", at: at)
+                }
                 return .negate(e)
             case .arithmetic(let op, let a, let b, let at):
                 return try arithmetic(op, try expression(a), try expression(b), at: at)
@@ -230,7 +245,9 @@ public struct TypeChecker: Sendable {
             }
         }
 
-        func arithmetic(_ op: ArithmeticOperator, _ l: CheckedExpression, _ r: CheckedExpression, at: Int) throws(PredicateError) -> CheckedExpression {
+        func arithmetic(_ op: ArithmeticOperator, _ l: CheckedExpression, _ r: CheckedExpression, at: Int)
+            throws(PredicateError) -> CheckedExpression
+        {
             let a = l.type, b = r.type
             if op == .add, a.isText, b.isText { return .concatenate(l, r) }
             func numberLike(_ t: ValueType) -> Bool { t == .integer || t == .double || t == .decimal }
@@ -264,19 +281,29 @@ public struct TypeChecker: Sendable {
                 }
                 if e.type == .date { return e }
                 guard e.type == .integer || e.type == .double || e.type == .decimal else {
-                    throw fail("CAST to NSDate takes a number of seconds since 2001-01-01 or an ISO 8601 string literal, not \(e.type)", at: inner.position)
+                    throw fail(
+                        """
+                        CAST to NSDate takes a number of seconds since 2001-01-01 or an ISO 8601 string literal, not \
+                        \(e.type)
+                        """,
+                        at: inner.position)
                 }
                 return .numberAsDate(e)
             case "NSNumber", "NSDecimalNumber":
                 if e.type.isNumeric || e.type == .null { return e }
-                guard e.type.isText else { throw fail("CAST to \(typeName) takes a string or a number, not \(e.type)", at: inner.position) }
+                guard e.type.isText else {
+                    throw fail("CAST to \(typeName) takes a string or a number, not \(e.type)", at: inner.position)
+                }
                 return .function(.toNumber, [e], .double)
             case "NSString":
                 if e.type.isText || e.type == .null { return e }
-                guard e.type.isNumeric else { throw fail("CAST to NSString takes a number or a string, not \(e.type)", at: inner.position) }
+                guard e.type.isNumeric else {
+                    throw fail("CAST to NSString takes a number or a string, not \(e.type)", at: inner.position)
+                }
                 return .function(.toString, [e], .string)
             default:
-                throw fail("CAST to '\(typeName)' is not supported (NSDate, NSNumber, NSDecimalNumber, NSString are)", at: at)
+                throw fail(
+                    "CAST to '\(typeName)' is not supported (NSDate, NSNumber, NSDecimalNumber, NSString are)", at: at)
             }
         }
 
@@ -286,22 +313,33 @@ public struct TypeChecker: Sendable {
                 "multiply:by:", "divide:by:", "sum:", "count:", "min:", "max:", "average:",
             ] + moreFunctionNames
 
-        func function(_ name: String, _ arguments: [ExpressionSyntax], at: Int) throws(PredicateError) -> CheckedExpression {
+        func function(_ name: String, _ arguments: [ExpressionSyntax], at: Int) throws(PredicateError)
+            -> CheckedExpression
+        {
             func arity(_ n: Int) throws(PredicateError) {
                 guard arguments.count == n else {
-                    throw fail("\(name) takes \(n == 0 ? "no arguments" : n == 1 ? "one argument" : "\(n) arguments"), found \(arguments.count)", at: at)
+                    throw fail(
+                        """
+                        \(name) takes \(n == 0 ? "no arguments" : n == 1 ? "one argument" : "\(n) arguments"), found \
+                        \(arguments.count)
+                        """,
+                        at: at)
                 }
             }
             switch name {
             case "lowercase:", "uppercase:":
                 try arity(1)
                 let e = try expression(arguments[0])
-                guard e.type.isText || e.type == .null else { throw fail("\(name) takes a string, not \(e.type)", at: arguments[0].position) }
+                guard e.type.isText || e.type == .null else {
+                    throw fail("\(name) takes a string, not \(e.type)", at: arguments[0].position)
+                }
                 return .function(name == "lowercase:" ? .lowercase : .uppercase, [e], .string)
             case "length:":
                 try arity(1)
                 let e = try expression(arguments[0])
-                guard e.type.isText || e.type == .null else { throw fail("length: takes a string, not \(e.type)", at: arguments[0].position) }
+                guard e.type.isText || e.type == .null else {
+                    throw fail("length: takes a string, not \(e.type)", at: arguments[0].position)
+                }
                 return .function(.length, [e], .integer)
             case "abs:":
                 try arity(1)
@@ -315,7 +353,8 @@ public struct TypeChecker: Sendable {
                 return .function(.now, [], .date)
             case "add:to:", "from:subtract:", "multiply:by:", "divide:by:":
                 try arity(2)
-                let op: ArithmeticOperator = ["add:to:": .add, "from:subtract:": .subtract, "multiply:by:": .multiply][name] ?? .divide
+                let op: ArithmeticOperator =
+                    ["add:to:": .add, "from:subtract:": .subtract, "multiply:by:": .multiply][name] ?? .divide
                 return try arithmetic(op, try expression(arguments[0]), try expression(arguments[1]), at: at)
             case "sum:", "count:", "min:", "max:", "average:":
                 try arity(1)
@@ -323,14 +362,21 @@ public struct TypeChecker: Sendable {
                 guard case .keyPath(let variable, let components, let pathAt) = arguments[0],
                     case .toMany(let many)? = try resolve(variable: variable, components, at: pathAt, allowToMany: true)
                 else {
-                    throw fail("\(name) takes a to-many key path (as in \(name)(posts\(name == "count:" ? "" : ".wordCount")))", at: arguments[0].position)
+                    throw fail(
+                        """
+                        \(name) takes a to-many key path (as in \(name)(posts\(name == "count:" ? "" : ".wordCount")))
+                        """,
+                        at: arguments[0].position)
                 }
-                let function: AggregateFunction = ["sum:": .sum, "count:": .count, "min:": .min, "max:": .max][name] ?? .avg
+                let function: AggregateFunction =
+                    ["sum:": .sum, "count:": .count, "min:": .min, "max:": .max][name] ?? .avg
                 return .aggregate(function, many, try aggregateType(function, many, at: pathAt))
             default:
                 if let checked = try moreFunction(name, arguments, at: at) { return checked }
                 let hint = Suggestions.hint(for: name, in: Self.functionNames).map { " (\($0))" } ?? ""
-                throw fail("unknown function '\(name)'\(hint); supported: \(Self.functionNames.joined(separator: ", "))", at: at)
+                throw fail(
+                    "unknown function '\(name)'\(hint); supported: \(Self.functionNames.joined(separator: ", "))",
+                    at: at)
             }
         }
 
@@ -348,26 +394,43 @@ public struct TypeChecker: Sendable {
             case aggregate(AggregateFunction, CheckedToMany, ValueType)
         }
 
-        func resolve(variable: String?, _ components: [String], at: Int, allowToMany: Bool) throws(PredicateError) -> Resolved? {
+        /// A key path's variable is one of the row variables here, and names a key.
+        func checkVariable(_ variable: String?, hasKeys: Bool, at: Int) throws(PredicateError) {
             if let variable, !checker.rowVariables.contains(variable) {
                 let known = checker.rowVariables.sorted().map { "$" + $0 }
-                throw fail("unknown variable '$\(variable)'\(known.isEmpty ? " (no variables here)" : " (known: \(known.joined(separator: ", ")))")", at: at)
+                let list = known.isEmpty ? "no variables here" : "known: \(known.joined(separator: ", "))"
+                throw fail("unknown variable '$\(variable)' (\(list))", at: at)
             }
-            guard !components.isEmpty else {
-                throw fail("'$\(variable ?? "")' is an object; name one of its keys (as in $\(variable ?? "").name)", at: at)
+            guard hasKeys else {
+                throw fail(
+                    "'$\(variable ?? "")' is an object; name one of its keys (as in $\(variable ?? "").name)", at: at)
             }
+        }
+
+        func resolve(variable: String?, _ components: [String], at: Int, allowToMany: Bool) throws(PredicateError)
+            -> Resolved?
+        {
+            try checkVariable(variable, hasKeys: !components.isEmpty, at: at)
             var entityName = checker.entity
             var hops: [CompiledRelationship] = []
             var index = 0
             // Offsets of each component, for errors: the variable, then name + "."
             func offset(of i: Int) -> Int {
-                at + (variable.map { $0.unicodeScalars.count + 2 } ?? 0) + components.prefix(i).reduce(0) { $0 + $1.unicodeScalars.count + 1 }
+                at + (variable.map { $0.unicodeScalars.count + 2 } ?? 0)
+                    + components.prefix(i).reduce(0) { $0 + $1.unicodeScalars.count + 1 }
             }
             while index < components.count {
                 let key = components[index]
-                guard let entity = version.entity(named: entityName) else { throw fail("unknown entity \(entityName)", at: at) }
+                guard let entity = version.entity(named: entityName) else {
+                    throw fail("unknown entity \(entityName)", at: at)
+                }
                 if key.hasPrefix("@") {
-                    throw fail("'\(key)' must follow a to-many relationship (\(entityName) is reached by to-one relationships here)", at: offset(of: index))
+                    throw fail(
+                        """
+                        '\(key)' must follow a to-many relationship (\(entityName) is reached by to-one relationships \
+                        here)
+                        """,
+                        at: offset(of: index))
                 }
                 if let attribute = entity.attribute(named: key), !attribute.declaration.isTransient {
                     if index + 1 < components.count {
@@ -380,10 +443,14 @@ public struct TypeChecker: Sendable {
                     return .scalar(CheckedKeyPath(start: checker.entity, hops: hops, end: .attribute(attribute)))
                 }
                 if let attribute = entity.attribute(named: key), attribute.declaration.isTransient {
-                    throw fail("'\(key)' is a transient attribute of \(entityName): it is not stored, so no query can read it", at: offset(of: index))
+                    throw fail(
+                        "'\(key)' is a transient attribute of \(entityName): it is not stored, so no query can read it",
+                        at: offset(of: index))
                 }
                 guard let relationship = entity.relationship(named: key), !relationship.declaration.isTransient else {
-                    let names = entity.attributes.filter { !$0.declaration.isTransient }.map(\.name) + entity.relationships.map(\.name)
+                    let names =
+                        entity.attributes.filter { !$0.declaration.isTransient }.map(\.name)
+                        + entity.relationships.map(\.name)
                     let hint = Suggestions.hint(for: key, in: names).map { " (\($0))" } ?? ""
                     throw fail("\(entityName) has no attribute or relationship '\(key)'\(hint)", at: offset(of: index))
                 }
@@ -397,15 +464,21 @@ public struct TypeChecker: Sendable {
                     continue
                 }
                 // A to-many relationship: an operator or a key inside its destination follows.
-                var many = CheckedToMany(start: checker.entity, hops: hops, relationship: relationship, owner: entityName, element: nil)
+                var many = CheckedToMany(
+                    start: checker.entity, hops: hops, relationship: relationship, owner: entityName, element: nil)
                 let rest = Array(components[(index + 1)...])
                 let destination = relationship.declaration.destination
                 if let op = rest.first, op.hasPrefix("@") {
-                    return try aggregate(op, of: many, Array(rest.dropFirst()), key: key, at: offset(of: index + 1), innerAt: offset(of: index + 2))
+                    return try aggregate(
+                        op, of: many, Array(rest.dropFirst()), key: key, at: offset(of: index + 1),
+                        innerAt: offset(of: index + 2))
                 }
                 guard allowToMany else {
                     throw fail(
-                        "'\(key)' is a to-many relationship of \(entityName): use ANY, ALL or NONE before the key path, or \(key).@count",
+                        """
+                        '\(key)' is a to-many relationship of \(entityName): use ANY, ALL or NONE before the key path, \
+                        or \(key).@count
+                        """,
                         at: offset(of: index))
                 }
                 if !rest.isEmpty { many.element = try element(rest, of: destination, at: offset(of: index + 1)) }
@@ -425,8 +498,9 @@ public struct TypeChecker: Sendable {
                 if Self.setOperators.contains(op) {
                     throw fail(
                         """
-                        \(op) gives a set of objects, not a value: it has no SQL form in a value or a filter \
-                        (a relationship's value is written FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', …))
+                        \(op) gives a set of objects, not a value: it has no SQL form in a value or a filter (a \
+                        relationship's value is written FUNCTION($manager, \
+                        'destinationInstancesForEntityMappingNamed:sourceInstances:', …))
                         """, at: at)
                 }
                 throw fail("unknown collection operator '\(op)' (@count, @sum, @avg, @min, @max)", at: at)
@@ -435,7 +509,8 @@ public struct TypeChecker: Sendable {
                 if !inner.isEmpty { throw fail("@count takes no key after it", at: innerAt) }
             } else {
                 guard !inner.isEmpty else {
-                    throw fail("@\(function.rawValue) needs a key after it (as in \(key).@\(function.rawValue).price)", at: at)
+                    throw fail(
+                        "@\(function.rawValue) needs a key after it (as in \(key).@\(function.rawValue).price)", at: at)
                 }
                 many.element = try element(inner, of: many.relationship.declaration.destination, at: innerAt)
             }
@@ -452,7 +527,9 @@ public struct TypeChecker: Sendable {
             }
         }
 
-        func aggregateType(_ function: AggregateFunction, _ many: CheckedToMany, at: Int) throws(PredicateError) -> ValueType {
+        func aggregateType(_ function: AggregateFunction, _ many: CheckedToMany, at: Int) throws(PredicateError)
+            -> ValueType
+        {
             guard function != .count else { return .integer }
             guard let element = many.element else {
                 throw fail("@\(function.rawValue) needs a key of \(many.relationship.declaration.destination)", at: at)
@@ -466,7 +543,9 @@ public struct TypeChecker: Sendable {
                 return function == .avg || type != .integer ? .double : .integer
             default:
                 guard type.isNumeric || type.isText || type == .date else {
-                    throw fail("@\(function.rawValue) orders numbers, strings or dates; '\(name(of: element.end))' is \(type)", at: at)
+                    throw fail(
+                        "@\(function.rawValue) orders numbers, strings or dates; '\(name(of: element.end))' is \(type)",
+                        at: at)
                 }
                 return type
             }
@@ -475,17 +554,21 @@ public struct TypeChecker: Sendable {
         // MARK: Assignments
 
         /// Whether `value` may be stored in `attribute`.
-        func assignable(_ value: CheckedExpression, to attribute: AttributeDescription, at: Int) throws(PredicateError) {
+        func assignable(_ value: CheckedExpression, to attribute: AttributeDescription, at: Int) throws(PredicateError)
+        {
             let target = ValueType(attribute.type)
             let type = value.type
             let fits: Bool
             switch target {
-            case .integer, .double, .decimal: fits = type == .integer || type == .double || type == .decimal || type == .boolean
+            case .integer, .double, .decimal:
+                fits = type == .integer || type == .double || type == .decimal || type == .boolean
             case .boolean: fits = type == .boolean || type == .integer
             case .string, .uri: fits = type.isText
             case .uuid:
                 if case .literal(.string(let text)) = value {
-                    guard DefaultValueParser.canonicalUUIDValue(text) != nil else { throw fail("'\(text)' is not a UUID", at: at) }
+                    guard DefaultValueParser.canonicalUUIDValue(text) != nil else {
+                        throw fail("'\(text)' is not a UUID", at: at)
+                    }
                     fits = true
                 } else {
                     fits = type == .uuid
@@ -493,7 +576,9 @@ public struct TypeChecker: Sendable {
             default: fits = type == target
             }
             if type == .null {
-                if !attribute.isOptional { throw fail("'\(attribute.name)' is required; nil is not a value for it", at: at) }
+                if !attribute.isOptional {
+                    throw fail("'\(attribute.name)' is required; nil is not a value for it", at: at)
+                }
                 return
             }
             guard fits else {
@@ -512,8 +597,10 @@ extension LiteralValue {
     /// The literal as a value of an attribute type, for the model's rules.
     func attributeValue(for type: AttributeType) -> AttributeValue? {
         switch (self, type) {
-        case (.integer(let v), .integer16), (.integer(let v), .integer32), (.integer(let v), .integer64): return .integer(v)
-        case (.boolean(let v), .integer16), (.boolean(let v), .integer32), (.boolean(let v), .integer64): return .integer(v ? 1 : 0)
+        case (.integer(let v), .integer16), (.integer(let v), .integer32), (.integer(let v), .integer64):
+            return .integer(v)
+        case (.boolean(let v), .integer16), (.boolean(let v), .integer32), (.boolean(let v), .integer64):
+            return .integer(v ? 1 : 0)
         case (.double(let v), .integer16), (.double(let v), .integer32), (.double(let v), .integer64):
             return Int64(exactly: v).map { .integer($0) } ?? .double(v)
         case (.integer(let v), .double), (.integer(let v), .float): return .double(Double(v))

@@ -36,7 +36,8 @@ public struct PredicateError: Error, Sendable, Hashable, CustomStringConvertible
 
     /// The text (one line; tabs and newlines shown as spaces) and a caret under the column.
     public func caretLines(indent: String) -> String {
-        let line = String(String.UnicodeScalarView(source.unicodeScalars.map { $0 == "\n" || $0 == "\t" || $0 == "\r" ? " " : $0 }))
+        let line = String(
+            String.UnicodeScalarView(source.unicodeScalars.map { $0 == "\n" || $0 == "\t" || $0 == "\r" ? " " : $0 }))
         let caret = String(repeating: " ", count: max(0, column - 1)) + "^"
         return "\(indent)\(line)\n\(indent)\(caret)"
     }

@@ -61,7 +61,8 @@ public struct PredicateParser {
         for token in tokens {
             switch token.kind {
             case .string, .integer, .double: count += 1
-            case .identifier(_, false) where ["NIL", "NULL", "YES", "NO", "TRUE", "FALSE", "NOW"].contains(token.keyword ?? ""): count += 1
+            case .identifier(_, false)
+            where ["NIL", "NULL", "YES", "NO", "TRUE", "FALSE", "NOW"].contains(token.keyword ?? ""): count += 1
             default: continue
             }
             if count > Self.maximumValues {
@@ -106,14 +107,19 @@ public struct PredicateParser {
         switch syntax {
         case .string, .integer, .double, .boolean, .null: 0
         case .keyPath(_, let components, _):
-            9 * components.dropLast().filter { !$0.hasPrefix("@") }.count + (components.contains { $0.hasPrefix("@") } ? 18 : 3)
+            9 * components.dropLast().filter { !$0.hasPrefix("@") }.count
+                + (components.contains { $0.hasPrefix("@") } ? 18 : 3)
         case .list(let items, _): 4 + (items.map(nesting(of:)).max() ?? 0)
         case .arithmetic(_, let a, let b, _): 4 + max(nesting(of: a), nesting(of: b))
         case .negate(let a, _), .cast(let a, _, _): 4 + nesting(of: a)
         case .function(_, let arguments, _): 4 + (arguments.map(nesting(of:)).max() ?? 0)
         case .ternary(let condition, let a, let b, _): 6 + max(nesting(of: condition), nesting(of: a), nesting(of: b))
         case .index(let base, let index, _):
-            if case .position(let n) = index { 4 + max(nesting(of: base), nesting(of: n)) } else { 4 + nesting(of: base) }
+            if case .position(let n) = index {
+                4 + max(nesting(of: base), nesting(of: n))
+            } else {
+                4 + nesting(of: base)
+            }
         case .invoke(let receiver, _, let arguments, _): 4 + (([receiver] + arguments).map(nesting(of:)).max() ?? 0)
         }
     }
@@ -122,8 +128,8 @@ public struct PredicateParser {
         PredicateError(
             .syntax,
             """
-            nested too deeply for SQLite's parser (NOT, comparisons, quantifiers, operators, functions and key-path steps \
-            each nest the SQL; Docs/Predicates.md gives the limits); split the request
+            nested too deeply for SQLite's parser (NOT, comparisons, quantifiers, operators, functions and key-path \
+            steps each nest the SQL; Docs/Predicates.md gives the limits); split the request
             """, at: offset, in: source)
     }
 
@@ -152,7 +158,9 @@ public struct PredicateParser {
     /// Parses an expression (an `--set` value, a mapping's `value:`).
     public static func expression(_ text: String) throws(PredicateError) -> ExpressionSyntax {
         var parser = try PredicateParser(text)
-        if parser.current.kind == .end { throw parser.fail("expected an expression, found nothing", at: parser.current) }
+        if parser.current.kind == .end {
+            throw parser.fail("expected an expression, found nothing", at: parser.current)
+        }
         let result = try parser.parseExpression()
         try parser.expectEnd()
         return result
@@ -173,7 +181,9 @@ public struct PredicateParser {
     }
 
     private mutating func expect(_ symbol: String, _ context: String) throws(PredicateError) {
-        guard current.isSymbol(symbol) else { throw fail("expected '\(symbol)' \(context), found \(current.shown)", at: current) }
+        guard current.isSymbol(symbol) else {
+            throw fail("expected '\(symbol)' \(context), found \(current.shown)", at: current)
+        }
         _ = advance()
     }
 
@@ -260,11 +270,15 @@ public struct PredicateParser {
 
     /// Whether a token after `( … )` makes the parenthesised text an expression.
     private static func continuesExpression(_ token: Token) -> Bool {
-        if case .symbol(let s) = token.kind { return ["+", "-", "*", "/", "==", "!=", "<", "<=", ">", ">=", "."].contains(s) }
+        if case .symbol(let s) = token.kind {
+            return ["+", "-", "*", "/", "==", "!=", "<", "<=", ">", ">=", "."].contains(s)
+        }
         return operatorKeywords.contains(token.keyword ?? "")
     }
 
-    private static let operatorKeywords: Set<String> = ["BETWEEN", "IN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES"]
+    private static let operatorKeywords: Set<String> = [
+        "BETWEEN", "IN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES",
+    ]
 
     private mutating func parseComparison() throws(PredicateError) -> Comparison {
         let start = current.position
@@ -287,8 +301,8 @@ public struct PredicateParser {
         default:
             throw fail(
                 """
-                expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES), \
-                found \(opToken.shown)
+                expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, BEGINSWITH, ENDSWITH, CONTAINS, \
+                LIKE, MATCHES), found \(opToken.shown)
                 """, at: opToken)
         }
         _ = advance()
@@ -388,7 +402,8 @@ public struct PredicateParser {
                 index = .size
             default:
                 guard current.kind != .end, !current.isSymbol("]") else {
-                    throw fail("expected FIRST, LAST, SIZE or a position inside [ ], found \(current.shown)", at: current)
+                    throw fail(
+                        "expected FIRST, LAST, SIZE or a position inside [ ], found \(current.shown)", at: current)
                 }
                 index = .position(try parseExpression())
             }
@@ -468,7 +483,9 @@ public struct PredicateParser {
             let value = try parseExpression()
             try expect(",", "between CAST's value and its type")
             guard case .string(let type) = current.kind else {
-                throw fail("expected a type name in quotes ('NSDate', 'NSNumber' or 'NSString'), found \(current.shown)", at: current)
+                throw fail(
+                    "expected a type name in quotes ('NSDate', 'NSNumber' or 'NSString'), found \(current.shown)",
+                    at: current)
             }
             _ = advance()
             try expect(")", "to close CAST")
@@ -488,7 +505,11 @@ public struct PredicateParser {
         case "SUBQUERY", "SELF":
             throw fail("\(keyword) is not supported (it has no SQL form here)", at: token)
         default:
-            throw fail("expected an expression, found the keyword \(keyword) (write #\(name(of: token)) for a key of that name)", at: token)
+            throw fail(
+                """
+                expected an expression, found the keyword \(keyword) (write #\(name(of: token)) for a key of that name)
+                """,
+                at: token)
         }
     }
 
@@ -505,7 +526,12 @@ public struct PredicateParser {
             switch current.kind {
             case .identifier(let name, let escaped):
                 if !escaped, Self.reserved.contains(name.uppercased()) {
-                    throw fail("expected a key after '.', found the keyword \(name.uppercased()) (write #\(name) for a key of that name)", at: current)
+                    throw fail(
+                        """
+                        expected a key after '.', found the keyword \(name.uppercased()) (write #\(name) for a key of \
+                        that name)
+                        """,
+                        at: current)
                 }
                 components.append(name)
             case .keyPathOperator(let name): components.append("@" + name)
@@ -547,18 +573,24 @@ public struct PredicateParser {
         try expect("(", "after FUNCTION")
         guard current.kind != .end, !current.isSymbol(")") else {
             throw fail(
-                "expected FUNCTION's receiver (as in FUNCTION($entityPolicy, 'selector:', $source.name)), found \(current.shown)",
+                """
+                expected FUNCTION's receiver (as in FUNCTION($entityPolicy, 'selector:', $source.name)), found \
+                \(current.shown)
+                """,
                 at: current)
         }
         let receiver = try parseExpression()
         try expect(",", "between FUNCTION's receiver and its selector")
         guard case .string(let selector) = current.kind else {
-            throw fail("expected FUNCTION's selector in quotes (as in 'firstNameFrom:'), found \(current.shown)", at: current)
+            throw fail(
+                "expected FUNCTION's selector in quotes (as in 'firstNameFrom:'), found \(current.shown)", at: current)
         }
         let selectorToken = advance()
         guard Self.isSelector(selector) else {
             throw fail(
-                "'\(selector)' is not an Objective-C selector (names ending in ':' for each argument, as in 'name:with:')",
+                """
+                '\(selector)' is not an Objective-C selector (names ending in ':' for each argument, as in 'name:with:')
+                """,
                 at: selectorToken)
         }
         var arguments: [ExpressionSyntax] = []
@@ -573,6 +605,8 @@ public struct PredicateParser {
     /// `name`, `name:` or `name:with:`: identifier characters and colons, starting with a name.
     static func isSelector(_ text: String) -> Bool {
         guard let first = text.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else { return false }
-        return text.unicodeScalars.allSatisfy { $0 == ":" || $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+        return text.unicodeScalars.allSatisfy {
+            $0 == ":" || $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0)
+        }
     }
 }

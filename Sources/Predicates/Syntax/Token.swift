@@ -110,7 +110,8 @@ struct Lexer {
                 throw fail("expected a name after '\(c)'", at: start)
             }
             let text = name()
-            let kind: Token.Kind = c == "#" ? .identifier(text, escaped: true) : c == "$" ? .variable(text) : .keyPathOperator(text)
+            let kind: Token.Kind =
+                c == "#" ? .identifier(text, escaped: true) : c == "$" ? .variable(text) : .keyPathOperator(text)
             return Token(kind: kind, position: start)
         }
         if c == "\"" || c == "'" { return try string(quote: c) }
@@ -173,7 +174,9 @@ struct Lexer {
                 hex.unicodeScalars.append(h)
                 index += 1
             }
-            guard let value = Int64(hex, radix: 16) else { throw fail("not a hexadecimal number that fits 64 bits", at: start) }
+            guard let value = Int64(hex, radix: 16) else {
+                throw fail("not a hexadecimal number that fits 64 bits", at: start)
+            }
             return Token(kind: .integer(value), position: start)
         }
         var text = ""

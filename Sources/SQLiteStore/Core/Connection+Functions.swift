@@ -151,7 +151,10 @@ extension Connection {
                     let label = textArgument(arguments[2]) ?? "a value"
                     let message =
                         "\(label): abs: of \(value) in source row Z_PK \(sqlite3_value_int64(arguments[1])) is 2^63, "
-                        + "beyond Integer 64 (guard it with TERNARY, or write `onFailure: nil` for an optional attribute)"
+                            + """
+                            beyond Integer 64 (guard it with TERNARY, or write `onFailure: nil` for an optional \
+                            attribute)
+                            """
                     sqlite3_result_error(context, message, -1)
                 default: sqlite3_result_double(context, Swift.abs(sqlite3_value_double(arguments[0])))
                 }
@@ -166,7 +169,8 @@ extension Connection {
                 guard let context, let arguments else { return }
                 switch sqlite3_value_type(arguments[0]) {
                 case SQLITE_INTEGER: resultText(context, String(sqlite3_value_int64(arguments[0])))
-                case SQLITE_FLOAT: resultText(context, NumberText.foundationDescription(sqlite3_value_double(arguments[0])))
+                case SQLITE_FLOAT:
+                    resultText(context, NumberText.foundationDescription(sqlite3_value_double(arguments[0])))
                 case SQLITE_NULL: sqlite3_result_null(context)
                 default: sqlite3_result_value(context, arguments[0])
                 }
@@ -210,7 +214,9 @@ extension Connection {
                     sqlite3_result_int64(context, 1)
                     return
                 }
-                sqlite3_result_error(context, "source row Z_PK \(sqlite3_value_int64(arguments[1])) fails a precondition of the store", -1)
+                sqlite3_result_error(
+                    context, "source row Z_PK \(sqlite3_value_int64(arguments[1])) fails a precondition of the store",
+                    -1)
             }, nil, nil, nil)
         sqlite3_create_function_v2(
             db, "mm_required", 3, flags, nil,
@@ -223,7 +229,10 @@ extension Connection {
                 let label = textArgument(arguments[2]) ?? "a value"
                 sqlite3_result_error(
                     context,
-                    "\(label): the value computed for source row Z_PK \(sqlite3_value_int64(arguments[1])) is nil, and \(label) is required",
+                    """
+                    \(label): the value computed for source row Z_PK \(sqlite3_value_int64(arguments[1])) is nil, and \
+                    \(label) is required
+                    """,
                     -1)
             }, nil, nil, nil)
         sqlite3_create_function_v2(
@@ -244,7 +253,9 @@ extension Connection {
                             ? Int64(sqlite3_value_bytes(value))
                             : Int64(textBytes(value).map { $0.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } } ?? 0))
                 } else {
-                    measure = type == SQLITE_INTEGER ? .integer(sqlite3_value_int64(value)) : .real(sqlite3_value_double(value))
+                    measure =
+                        type == SQLITE_INTEGER
+                        ? .integer(sqlite3_value_int64(value)) : .real(sqlite3_value_double(value))
                 }
                 guard measure.isBelow(arguments[1]) || measure.isAbove(arguments[2]) else {
                     sqlite3_result_value(context, value)
@@ -261,7 +272,10 @@ extension Connection {
                 case SQLITE_BLOB: shown = "\(sqlite3_value_bytes(value)) bytes"
                 default:
                     let text = textArgument(value) ?? ""
-                    shown = "'" + (text.count > 40 ? String(text.prefix(40)) + "…" : text).replacingOccurrences(of: "'", with: "''") + "'"
+                    shown =
+                        "'"
+                        + (text.count > 40 ? String(text.prefix(40)) + "…" : text).replacingOccurrences(
+                            of: "'", with: "''") + "'"
                 }
                 let label = textArgument(arguments[5]) ?? "a value"
                 let limits = textArgument(arguments[6]) ?? "its limits"
@@ -297,7 +311,9 @@ extension Connection {
                 sqlite3_result_error(
                     context,
                     "\(label): \(value) of source row Z_PK \(sqlite3_value_int64(arguments[1])) is outside \(limits)"
-                        + " (integer arithmetic past Int64 computes in REAL; change the value expression, or correct the row first)", -1)
+                        + " (integer arithmetic past Int64 computes in REAL; change the value expression, or correct "
+                        + "the row first)",
+                    -1)
             }, nil, nil, nil)
     }
 
@@ -335,8 +351,12 @@ extension Connection {
                 let label = textArgument(arguments[2]) ?? "a value"
                 sqlite3_result_error(
                     context,
-                    "\(label): \(problem) (source row Z_PK \(sqlite3_value_int64(arguments[1])); a decimal holds 38 digits "
-                        + "times 10^-128 to 10^127: change the value expression, or write `onFailure: nil` for an optional attribute)",
+                    "\(label): \(problem) (source row Z_PK \(sqlite3_value_int64(arguments[1])); a decimal holds 38 "
+                        + "digits "
+                            + """
+                            times 10^-128 to 10^127: change the value expression, or write `onFailure: nil` for an \
+                            optional attribute)
+                            """,
                     -1)
             }, nil, nil, nil)
     }
@@ -345,7 +365,9 @@ extension Connection {
     /// model's own (`DefaultValueParser`), read from the double's shortest text.
     package static func decimalProblem(_ value: Double) -> String? {
         if !value.isFinite { return "\(value) is not a decimal number" }
-        if case .failure(let failure) = DefaultValueParser.parse(value.description, as: .decimal) { return failure.message }
+        if case .failure(let failure) = DefaultValueParser.parse(value.description, as: .decimal) {
+            return failure.message
+        }
         return nil
     }
 
@@ -356,7 +378,9 @@ extension Connection {
         sqlite3_create_function_v2(
             db, "mm_matches", 3, flags, connection,
             { context, _, arguments in
-                guard let context, let arguments, let text = textArgument(arguments[0]), let pattern = textArgument(arguments[1]) else {
+                guard let context, let arguments, let text = textArgument(arguments[0]),
+                    let pattern = textArgument(arguments[1])
+                else {
                     sqlite3_result_null(context!)
                     return
                 }
@@ -379,8 +403,13 @@ extension Connection {
                 // [d] folds the text; the pattern is folded by the caller when it is a literal.
                 let subject = options & 2 != 0 ? TextFolding.fold(text, flags: 2) : text
                 let range = NSRange(subject.startIndex..., in: subject)
-                let owner = sqlite3_user_data(context).map { Unmanaged<Connection>.fromOpaque($0).takeUnretainedValue() }
-                guard let found = RegexReplacement.matches(subject, expression, range: range, isCancelled: { owner?.isCancellingFunctions == true }) else {
+                let owner = sqlite3_user_data(context).map {
+                    Unmanaged<Connection>.fromOpaque($0).takeUnretainedValue()
+                }
+                guard
+                    let found = RegexReplacement.matches(
+                        subject, expression, range: range, isCancelled: { owner?.isCancellingFunctions == true })
+                else {
                     sqlite3_result_error_code(context, SQLITE_INTERRUPT)
                     return
                 }
@@ -397,13 +426,17 @@ extension Connection {
 package enum WholeTextPattern {
     /// The whole-text form of `pattern`, or nil when `pattern` is not a valid ICU
     /// regular expression.
-    package static func expression(_ pattern: String, options: NSRegularExpression.Options = []) -> NSRegularExpression? {
+    package static func expression(_ pattern: String, options: NSRegularExpression.Options = []) -> NSRegularExpression?
+    {
         guard (try? NSRegularExpression(pattern: pattern, options: options)) != nil else { return nil }
         // A valid pattern whose wrapped form does not compile ends inside something
         // that swallowed the closing `)`: a `#` comment of `(?x)` (ended by a line
         // break) or a `\Q` quote (ended by `\E`). Each fallback only closes what is open.
         for close in [")", "\n)", "\\E)", "\\E\n)"] {
-            if let expression = try? NSRegularExpression(pattern: "\\A(?:" + pattern + close + "\\z", options: options) { return expression }
+            if let expression = try? NSRegularExpression(pattern: "\\A(?:" + pattern + close + "\\z", options: options)
+            {
+                return expression
+            }
         }
         return nil
     }
@@ -454,7 +487,9 @@ func textBytes(_ value: OpaquePointer?) -> UnsafeBufferPointer<UInt8>? {
 /// False, having done nothing, for NULL and for text with other characters.
 private func asciiCaseMapped(_ context: OpaquePointer, _ value: OpaquePointer?, upper: Bool) -> Bool {
     guard let bytes = textBytes(value), bytes.allSatisfy({ $0 < 0x80 }) else { return false }
-    guard !bytes.isEmpty, let buffer = sqlite3_malloc64(sqlite3_uint64(bytes.count))?.assumingMemoryBound(to: UInt8.self) else {
+    guard !bytes.isEmpty,
+        let buffer = sqlite3_malloc64(sqlite3_uint64(bytes.count))?.assumingMemoryBound(to: UInt8.self)
+    else {
         sqlite3_result_text(context, "", 0, nil)
         return true
     }
@@ -478,7 +513,8 @@ func resultText(_ context: OpaquePointer, _ text: String) {
     var text = text
     text.withUTF8 { buffer in
         sqlite3_result_text64(
-            context, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, sqlite3_uint64(buffer.count),
+            context, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+            sqlite3_uint64(buffer.count),
             unsafeBitCast(-1, to: sqlite3_destructor_type.self), UInt8(SQLITE_UTF8))
     }
 }

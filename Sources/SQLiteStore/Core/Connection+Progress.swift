@@ -28,7 +28,8 @@ extension Connection {
             { context in
                 guard let context else { return 0 }
                 let box = Unmanaged<ProgressBox>.fromOpaque(context).takeUnretainedValue()
-                let scanned = box.statement.map { Int64(sqlite3_stmt_status($0, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0)) } ?? 0
+                let scanned =
+                    box.statement.map { Int64(sqlite3_stmt_status($0, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0)) } ?? 0
                 box.handler(scanned)
                 return 0
             }, Unmanaged.passUnretained(box).toOpaque())

@@ -11,8 +11,8 @@ import Foundation
 ///   the row `key` and `label` (NSString raises `NSRangeException`), or is NULL when
 ///   `key` is NULL (a fetch, or `onFailure: nil`).
 /// - `mm_component(text, separator, index, key, label)`: `componentsSeparatedByString:`
-///   then `[index]` (Int64.min is `[LAST]`; a negative index is out of range); an index past the last element fails or is NULL
-///   the same way. `mm_component_count(text, separator)`: `[SIZE]`.
+///   then `[index]` (Int64.min is `[LAST]`; a negative index is out of range); an index
+///   past the last element fails or is NULL the same way. `mm_component_count(text, separator)`: `[SIZE]`.
 /// - `mm_trim(text)`: white space and line breaks off both ends
 ///   (`whitespaceAndNewlineCharacterSet`).
 /// - `mm_capitalized(text)`: `capitalizedString` (CoreFoundation's `CFStringCapitalize`,
@@ -54,7 +54,9 @@ extension Connection {
         sqlite3_create_function_v2(
             db, "mm_component_count", 2, flags, nil,
             { context, _, arguments in
-                guard let context, let arguments, let text = textBytes(arguments[0]), let separator = textBytes(arguments[1]) else {
+                guard let context, let arguments, let text = textBytes(arguments[0]),
+                    let separator = textBytes(arguments[1])
+                else {
                     sqlite3_result_null(context!)
                     return
                 }
@@ -68,7 +70,9 @@ extension Connection {
         sqlite3_create_function_v2(
             db, "mm_substring", 5, flags, nil,
             { context, _, arguments in
-                guard let context, let arguments, let text = textArgument(arguments[0]), sqlite3_value_type(arguments[1]) != SQLITE_NULL else {
+                guard let context, let arguments, let text = textArgument(arguments[0]),
+                    sqlite3_value_type(arguments[1]) != SQLITE_NULL
+                else {
                     sqlite3_result_null(context!)
                     return
                 }
@@ -81,12 +85,17 @@ extension Connection {
                 let selector = from ? "substringFromIndex:" : "substringToIndex:"
                 outOfRange(
                     context, arguments[3], arguments[4],
-                    "\(selector) \(index) is beyond the end of \(FoundationText.shown(text)) (\(text.utf16.count) UTF-16 units)")
+                    """
+                    \(selector) \(index) is beyond the end of \(FoundationText.shown(text)) (\(text.utf16.count) \
+                    UTF-16 units)
+                    """
+                )
             }, nil, nil, nil)
         sqlite3_create_function_v2(
             db, "mm_component", 5, flags, nil,
             { context, _, arguments in
-                guard let context, let arguments, let text = textBytes(arguments[0]), let separator = textBytes(arguments[1]),
+                guard let context, let arguments, let text = textBytes(arguments[0]),
+                    let separator = textBytes(arguments[1]),
                     sqlite3_value_type(arguments[2]) != SQLITE_NULL
                 else {
                     sqlite3_result_null(context!)
@@ -101,7 +110,8 @@ extension Connection {
                         context, arguments[3], arguments[4],
                         """
                         componentsSeparatedByString: \(FoundationText.shown(sep)) gives \(parts.count) \
-                        element\(parts.count == 1 ? "" : "s") for \(FoundationText.shown(whole)); [\(index)] is past the last
+                        element\(parts.count == 1 ? "" : "s") for \(FoundationText.shown(whole)); [\(index)] is past \
+                        the last
                         """)
                     return
                 }
@@ -125,7 +135,8 @@ extension Connection {
         sqlite3_create_function_v2(
             db, "mm_replace_matches", 3, flags, connection,
             { context, _, arguments in
-                guard let context, let arguments, let text = textArgument(arguments[0]), let pattern = textArgument(arguments[1]),
+                guard let context, let arguments, let text = textArgument(arguments[0]),
+                    let pattern = textArgument(arguments[1]),
                     let template = textArgument(arguments[2])
                 else {
                     sqlite3_result_null(context!)
@@ -136,7 +147,8 @@ extension Connection {
                     expression = Unmanaged<NSRegularExpression>.fromOpaque(cached).takeUnretainedValue()
                 } else {
                     guard !pattern.isEmpty, let compiled = try? NSRegularExpression(pattern: pattern) else {
-                        sqlite3_result_error(context, "replace:matching:with: not a valid regular expression: '\(pattern)'", -1)
+                        sqlite3_result_error(
+                            context, "replace:matching:with: not a valid regular expression: '\(pattern)'", -1)
                         return
                     }
                     expression = compiled
@@ -144,8 +156,13 @@ extension Connection {
                         if let pointer { Unmanaged<NSRegularExpression>.fromOpaque(pointer).release() }
                     }
                 }
-                let owner = sqlite3_user_data(context).map { Unmanaged<Connection>.fromOpaque($0).takeUnretainedValue() }
-                guard let replaced = RegexReplacement.replace(text, expression, template, isCancelled: { owner?.isCancellingFunctions == true }) else {
+                let owner = sqlite3_user_data(context).map {
+                    Unmanaged<Connection>.fromOpaque($0).takeUnretainedValue()
+                }
+                guard
+                    let replaced = RegexReplacement.replace(
+                        text, expression, template, isCancelled: { owner?.isCancellingFunctions == true })
+                else {
                     // As SQLite's own interrupt: the statement fails with SQLITE_INTERRUPT.
                     sqlite3_result_error_code(context, SQLITE_INTERRUPT)
                     return
@@ -187,14 +204,17 @@ package enum RegexReplacement {
         for match in found {
             // Groups are read from `text`, where the match's ranges are.
             let replacement = expression.replacementString(for: match, in: text, offset: 0, template: template)
-            result.replaceCharacters(in: NSRange(location: match.range.location + shift, length: match.range.length), with: replacement)
+            result.replaceCharacters(
+                in: NSRange(location: match.range.location + shift, length: match.range.length), with: replacement)
             shift += replacement.utf16.count - match.range.length
         }
         return String(result)
     }
 
     /// Whether `expression` matches in `range` of `text` (`firstMatch`), or nil when cancelled.
-    package static func matches(_ text: String, _ expression: NSRegularExpression, range: NSRange, isCancelled: () -> Bool) -> Bool? {
+    package static func matches(
+        _ text: String, _ expression: NSRegularExpression, range: NSRange, isCancelled: () -> Bool
+    ) -> Bool? {
         var found = false, cancelled = false
         withoutActuallyEscaping(isCancelled) { isCancelled in
             expression.enumerateMatches(in: text, options: [.reportProgress], range: range) { match, _, stop in
@@ -266,7 +286,9 @@ package enum FoundationText {
     /// `componentsSeparatedByString:`: byte ranges of the parts, the separator matched
     /// literally (Unicode scalars); an empty text gives one empty part, an empty
     /// separator one part, the whole text.
-    package static func components(_ text: UnsafeBufferPointer<UInt8>, _ separator: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+    package static func components(_ text: UnsafeBufferPointer<UInt8>, _ separator: UnsafeBufferPointer<UInt8>)
+        -> [Range<Int>]
+    {
         guard !separator.isEmpty, text.count >= separator.count else { return [0..<text.count] }
         var parts: [Range<Int>] = []
         var start = 0, i = 0

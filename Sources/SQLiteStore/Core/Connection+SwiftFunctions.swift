@@ -36,7 +36,9 @@ package struct SQLFunctionArguments {
     /// The UTF-8 bytes of argument `index` as text, nil for NULL; valid inside `body` only.
     package func withText<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>?) throws -> R) rethrows -> R {
         let value = values[index]
-        guard sqlite3_value_type(value) != SQLITE_NULL, let bytes = sqlite3_value_text(value) else { return try body(nil) }
+        guard sqlite3_value_type(value) != SQLITE_NULL, let bytes = sqlite3_value_text(value) else {
+            return try body(nil)
+        }
         // By length, not up to the first NUL: a text may hold NULs.
         return try body(UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value))))
     }
@@ -125,7 +127,8 @@ private func setResult(_ context: OpaquePointer, _ value: DatabaseValue) {
         }
         text.withUTF8 { buffer in
             sqlite3_result_text64(
-                context, UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self), sqlite3_uint64(buffer.count),
+                context, UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self),
+                sqlite3_uint64(buffer.count),
                 unsafeBitCast(-1, to: sqlite3_destructor_type.self), UInt8(SQLITE_UTF8))
         }
     case .blob(let bytes):

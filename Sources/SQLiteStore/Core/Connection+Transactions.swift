@@ -46,7 +46,8 @@ extension Connection {
     /// transaction begins and ends (GRDB's `inTransaction`).
     ///
     /// Transactions don't nest; inside one, use ``savepoint(_:_:)``.
-    package func inTransaction(_ kind: TransactionKind = .immediate, _ body: () throws -> TransactionCompletion) throws {
+    package func inTransaction(_ kind: TransactionKind = .immediate, _ body: () throws -> TransactionCompletion) throws
+    {
         try cachedStatement(kind.beginSQL).execute()
         do {
             switch try body() {

@@ -77,23 +77,28 @@ package final class Connection {
 
     /// `MIGRATE_TRACE_SQL=1`: every statement this process runs, with its time, on
     /// stderr (where a slow `plan` or `apply` spends its time).
-    static let tracesStatements = ProcessInfo.processInfo.environment["MIGRATE_TRACE_SQL"].map { !$0.isEmpty && $0 != "0" } ?? false
+    static let tracesStatements =
+        ProcessInfo.processInfo.environment["MIGRATE_TRACE_SQL"].map { !$0.isEmpty && $0 != "0" } ?? false
 
-    private static let traceStatement: @convention(c) (UInt32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 = {
-        _, _, statement, nanoseconds in
-        guard let statement, let nanoseconds else { return 0 }
-        let handle = OpaquePointer(statement)
-        let text =
-            sqlite3_expanded_sql(handle).map { pointer -> String in
-                defer { sqlite3_free(pointer) }
-                return String(cString: pointer)
-            } ?? sqlite3_sql(handle).map { String(cString: $0) } ?? "?"
-        let milliseconds = Double(nanoseconds.load(as: Int64.self)) / 1_000_000
-        let line = String(format: "sql %9.3f ms  ", milliseconds) + text.replacingOccurrences(of: "\n", with: " ") + "\n"
-        // A trace that cannot be written (stderr closed) is dropped, never a trap.
-        try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
-        return 0
-    }
+    private static let traceStatement:
+        @convention(c) (UInt32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 =
+            {
+                _, _, statement, nanoseconds in
+                guard let statement, let nanoseconds else { return 0 }
+                let handle = OpaquePointer(statement)
+                let text =
+                    sqlite3_expanded_sql(handle).map { pointer -> String in
+                        defer { sqlite3_free(pointer) }
+                        return String(cString: pointer)
+                    } ?? sqlite3_sql(handle).map { String(cString: $0) } ?? "?"
+                let milliseconds = Double(nanoseconds.load(as: Int64.self)) / 1_000_000
+                let line =
+                    String(format: "sql %9.3f ms  ", milliseconds) + text.replacingOccurrences(of: "\n", with: " ")
+                    + "\n"
+                // A trace that cannot be written (stderr closed) is dropped, never a trap.
+                try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
+                return 0
+            }
 
     deinit {
         statementCache.removeAll()
@@ -119,7 +124,9 @@ package final class Connection {
                 open.append(sqlite3_sql(current).map { String(cString: $0) } ?? "?")
                 statement = sqlite3_next_stmt(handle, current)
             }
-            try SQLiteError.fail(code, handle, message: "unable to close: statements still in use: \(open.joined(separator: " | "))", sql: nil, path: path)
+            try SQLiteError.fail(
+                code, handle, message: "unable to close: statements still in use: \(open.joined(separator: " | "))",
+                sql: nil, path: path)
         }
         try SQLiteError.check(code, handle, path: path)
         self.handle = nil
@@ -298,7 +305,9 @@ package final class Connection {
                 index = bytes[index...].firstIndex(of: 0x0A) ?? bytes.count
             } else if byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "*") {
                 var close = index + 2
-                while close + 1 < bytes.count, !(bytes[close] == UInt8(ascii: "*") && bytes[close + 1] == UInt8(ascii: "/")) {
+                while close + 1 < bytes.count,
+                    !(bytes[close] == UInt8(ascii: "*") && bytes[close + 1] == UInt8(ascii: "/"))
+                {
                     close += 1
                 }
                 index = min(close + 2, bytes.count)

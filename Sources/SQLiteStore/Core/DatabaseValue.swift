@@ -131,7 +131,8 @@ extension DatabaseValue: Codable {
             }
             self = .blob(bytes)
         } else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected null, integer, real, text or blob"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "expected null, integer, real, text or blob"))
         }
     }
 

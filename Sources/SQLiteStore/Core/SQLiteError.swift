@@ -134,7 +134,8 @@ package struct SQLiteError: Error, Sendable, CustomStringConvertible {
     /// of file descriptors.
     private static func systemCause(_ code: Int32, _ db: OpaquePointer?) -> String {
         let primary = code & 0xFF
-        guard primary == SQLITE_CANTOPEN || primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_NOMEM,
+        guard
+            primary == SQLITE_CANTOPEN || primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_NOMEM,
             let db
         else { return "" }
         let number = sqlite3_system_errno(db)
@@ -199,7 +200,11 @@ extension SQLiteError {
     package var explained: String {
         switch kind {
         case .full: "the disk is full (\(summary))"
-        case .ioError: "the system could not read or write the store: the disk may be full, a file-size limit reached, or the device failing (\(summary))"
+        case .ioError:
+            """
+            the system could not read or write the store: the disk may be full, a file-size limit reached, or the \
+            device failing (\(summary))
+            """
         case .interrupted: "interrupted (\(summary))"
         default: summary
         }

@@ -183,7 +183,9 @@ package final class Statement {
     /// ``value(at:)`` reads such text with U+FFFD in place of the bad bytes.
     package func invalidUTF8Offset(at index: Int32) -> Int? {
         checkColumn(index)
-        guard sqlite3_column_type(handle, index) == SQLITE_TEXT, let text = sqlite3_column_text(handle, index) else { return nil }
+        guard sqlite3_column_type(handle, index) == SQLITE_TEXT, let text = sqlite3_column_text(handle, index) else {
+            return nil
+        }
         let count = Int(sqlite3_column_bytes(handle, index))
         return UTF8Validation.firstInvalidByte(in: UnsafeBufferPointer(start: text, count: count))
     }

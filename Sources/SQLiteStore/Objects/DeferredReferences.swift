@@ -24,7 +24,8 @@ struct DeferredReferences {
             try connection.execute(
                 """
                 CREATE TEMP TABLE IF NOT EXISTS mm_deferred_references (
-                    seq INTEGER PRIMARY KEY, entity TEXT NOT NULL, key INTEGER NOT NULL, source INTEGER NOT NULL, refs BLOB NOT NULL);
+                    seq INTEGER PRIMARY KEY, entity TEXT NOT NULL, key INTEGER NOT NULL, source INTEGER NOT NULL, refs \
+                BLOB NOT NULL);
                 DELETE FROM temp.mm_deferred_references;
                 """)
         }
@@ -33,7 +34,8 @@ struct DeferredReferences {
         for reference in waiting {
             spilled += 1
             try statement.bind([
-                .integer(Int64(spilled)), .text(reference.entityName), .integer(reference.key), .integer(Int64(reference.source)),
+                .integer(Int64(spilled)), .text(reference.entityName), .integer(reference.key),
+                .integer(Int64(reference.source)),
                 .blob(reference.encodedReferences()),
             ])
             try statement.execute()
@@ -51,7 +53,11 @@ struct DeferredReferences {
             while seq < Int64(spilled) {
                 var page: [DeferredReference] = []
                 let statement = try connection.cachedStatement(
-                    "SELECT seq, entity, key, source, refs FROM temp.mm_deferred_references WHERE seq > ? ORDER BY seq LIMIT 1024")
+                    """
+                    SELECT seq, entity, key, source, refs FROM temp.mm_deferred_references WHERE seq > ? ORDER BY seq \
+                    LIMIT 1024
+                    """
+                )
                 try statement.bind([.integer(seq)])
                 while try statement.step() {
                     seq = statement.int64(at: 0)
@@ -60,7 +66,8 @@ struct DeferredReferences {
                     }
                     page.append(
                         try DeferredReference(
-                            entityName: entity, key: statement.int64(at: 2), source: Int(statement.int64(at: 3)), encoded: bytes))
+                            entityName: entity, key: statement.int64(at: 2), source: Int(statement.int64(at: 3)),
+                            encoded: bytes))
                 }
                 statement.reset()
                 guard !page.isEmpty else { break }
@@ -144,6 +151,7 @@ extension DeferredReference {
     }
 
     static var damaged: SQLiteError {
-        SQLiteError(resultCode: 11, message: "a deferred reference read back from temp.mm_deferred_references is damaged")
+        SQLiteError(
+            resultCode: 11, message: "a deferred reference read back from temp.mm_deferred_references is damaged")
     }
 }

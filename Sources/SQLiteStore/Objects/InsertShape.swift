@@ -44,7 +44,10 @@ final class InsertShape {
         let ownerSQL: String
         let placeAssignment: String
 
-        init(relationship: String, ownerColumn: String, orderColumn: String, list: OrderedList, binding: Int, table: String) {
+        init(
+            relationship: String, ownerColumn: String, orderColumn: String, list: OrderedList, binding: Int,
+            table: String
+        ) {
             self.relationship = relationship
             self.ownerColumn = ownerColumn
             self.orderColumn = orderColumn
@@ -145,7 +148,8 @@ final class InsertShape {
     /// it ends, so that the store can close): looked up by SQL text per object, they
     /// cost a hash of that text each time.
     var insertStatement: Statement?
-    /// The bindings of the last `INSERT`, kept for their storage (``ObjectAccess/insertRow(_:given:relationships:positions:primaryKey:batch:)``).
+    /// The bindings of the last `INSERT`, kept for their storage
+    /// (``ObjectAccess/insertRow(_:given:relationships:positions:primaryKey:batch:)``).
     var bindingsBuffer: [DatabaseValue] = []
     /// The places of the last new member, kept for their storage.
     var placesBuffer: [ListPlace] = []
@@ -181,33 +185,26 @@ final class InsertShape {
                     attribute: attribute, column: column,
                     hasLimits: attribute.declaration.minimum != nil || attribute.declaration.maximum != nil))
         }
-        var relationships: [(CompiledRelationship, String)] = []
         let attributeColumns = columns.count
-        var toOneColumnCounts: [Int] = []
-        for relationship in entity.relationships where !relationship.declaration.isTransient {
-            relationships.append((relationship, "\(entity.name).\(relationship.name)"))
-            let r = relationship.declaration
-            let before = columns.count
-            if !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
-                columns.append(column.name)
-                if let typeColumn = table.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name)) {
-                    columns.append(typeColumn.name)
-                }
-            }
-            toOneColumnCounts.append(columns.count - before)
-        }
-        self.toOneColumnCounts = toOneColumnCounts
+        var counts: [Int] = []
+        let relationships = Self.storedRelationships(entity, table: table, columns: &columns, counts: &counts)
+        toOneColumnCounts = counts
         memberships = Self.memberships(entity, table: table, access: access, columns: &columns)
         quotedTable = SQLText.q(table.name)
         toOneAssignments = relationships.map { relationship, _ in
             let r = relationship.declaration
-            guard !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) else { return nil }
+            guard !r.isToMany,
+                let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name))
+            else { return nil }
             let entityColumn = table.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name))
-            return ToOneAssignment(key: "\(SQLText.q(column.name)) = ?", entityNumber: entityColumn.map { "\(SQLText.q($0.name)) = ?" })
+            return ToOneAssignment(
+                key: "\(SQLText.q(column.name)) = ?", entityNumber: entityColumn.map { "\(SQLText.q($0.name)) = ?" })
         }
         tableSlot = access.slot(table.name)
         isDestination = access.version.entities.contains { other in
-            other.relationships.contains { r in access.version.entity(named: r.declaration.destination).map { access.table(of: $0).name } == table.name }
+            other.relationships.contains { r in
+                access.version.entity(named: r.declaration.destination).map { access.table(of: $0).name } == table.name
+            }
         }
         aloneInTable = access.version.entities.allSatisfy { $0.root != entity.root || $0.name == entity.name }
         nullToOneBindings = columns.count - attributeColumns
@@ -218,10 +215,14 @@ final class InsertShape {
         self.relationships = relationships
         targets = relationships.map { TargetRule($0.0, field: $0.1, rowTable: table, access: access) }
         let inverses = entity.relationships.map { r in
-            r.declaration.inverse.flatMap { name in r.inverseEntity.flatMap { access.version.entity(named: $0)?.relationship(named: name) } }
+            r.declaration.inverse.flatMap { name in
+                r.inverseEntity.flatMap { access.version.entity(named: $0)?.relationship(named: name) }
+            }
         }
         notesLinks = inverses.contains { ($0?.declaration.isToMany ?? false) && ($0?.declaration.minCount ?? 0) > 0 }
-        hasOneToOneInverses = zip(entity.relationships, inverses).contains { !$0.declaration.isToMany && $1.map { !$0.declaration.isToMany } == true }
+        hasOneToOneInverses = zip(entity.relationships, inverses).contains {
+            !$0.declaration.isToMany && $1.map { !$0.declaration.isToMany } == true
+        }
         attributeNames = Set(entity.attributes.map(\.name))
         relationshipNames = Set(entity.relationships.map(\.name))
         relationshipNameList = entity.relationships.map(\.name)
@@ -235,6 +236,32 @@ final class InsertShape {
         uniquenessIsEnforced = uniqueness.allSatisfy(\.isEnforcedByIndex)
     }
 
+    /// The stored relationships of `entity`, each with its name for messages; the
+    /// columns of each to-one (its key, and its entity column when the destination has
+    /// subentities) appended to `columns`, and how many each added to `counts`.
+    private static func storedRelationships(
+        _ entity: CompiledEntity, table: StorageLayout.Table, columns: inout [String], counts: inout [Int]
+    ) -> [(CompiledRelationship, String)] {
+        var relationships: [(CompiledRelationship, String)] = []
+        for relationship in entity.relationships where !relationship.declaration.isTransient {
+            relationships.append((relationship, "\(entity.name).\(relationship.name)"))
+            let r = relationship.declaration
+            let before = columns.count
+            if !r.isToMany,
+                let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name))
+            {
+                columns.append(column.name)
+                if let typeColumn = table.column(
+                    for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name))
+                {
+                    columns.append(typeColumn.name)
+                }
+            }
+            counts.append(columns.count - before)
+        }
+        return relationships
+    }
+
     /// The to-ones of `entity` whose inverse is an ordered to-many, their order columns
     /// appended to `columns`.
     private static func memberships(
@@ -242,7 +269,8 @@ final class InsertShape {
     ) -> [OrderedMembership] {
         let version = access.version
         var memberships: [OrderedMembership] = []
-        for relationship in entity.relationships where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
+        for relationship in entity.relationships
+        where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
             guard let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
                 version.entity(named: owner)?.relationship(named: inverse)?.declaration.keepsOrder == true,
                 let order = table.column(for: .order(entity: owner, relationship: inverse)),
@@ -251,7 +279,8 @@ final class InsertShape {
             memberships.append(
                 OrderedMembership(
                     relationship: relationship.name, ownerColumn: key.name, orderColumn: order.name,
-                    list: access.orderedList(table: table.name, ownerColumn: key.name, orderColumn: order.name), binding: columns.count,
+                    list: access.orderedList(table: table.name, ownerColumn: key.name, orderColumn: order.name),
+                    binding: columns.count,
                     table: table.name))
             columns.append(order.name)
         }
@@ -281,21 +310,24 @@ final class InsertShape {
                         let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: property))
                     {
                         conditions.append("\(SQLText.q(column.name)) = ?")
-                        properties.append(.relationship(name: property, destination: relationship.declaration.destination))
+                        properties.append(
+                            .relationship(name: property, destination: relationship.declaration.destination))
                     } else {
                         break
                     }
                 }
                 // A property without a column never matches: the constraint is not checked.
                 guard conditions.count == constraint.count, !conditions.isEmpty else { continue }
-                let numbers = access.entityNumbers(owner, includeSubentities: true).map(String.init).joined(separator: ",")
+                let numbers = access.entityNumbers(owner, includeSubentities: true).map(String.init).joined(
+                    separator: ",")
                 let sql = """
                     SELECT Z_PK, Z_ENT FROM \(SQLText.q(table.name)) \
                     WHERE \(conditions.joined(separator: " AND ")) AND Z_ENT IN (\(numbers)) ORDER BY Z_PK LIMIT 1
                     """
                 let indexName = "Z_\(owner.name)_UNIQUE_\(constraint.joined(separator: "_"))"
                 let enforced =
-                    access.layout.indexes.first { $0.name == indexName && $0.table == table.name && $0.isUnique }.map { index in
+                    access.layout.indexes.first { $0.name == indexName && $0.table == table.name && $0.isUnique }.map {
+                        index in
                         let stored = try? access.connection.scalarString(
                             "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?",
                             .text(index.name))

@@ -16,14 +16,18 @@ extension ObjectAccess {
         // No required to-one and no minimum count: nothing to count (and a million
         // keys not listed).
         let checked = version.entities.filter { entity in
-            !entity.isAbstract && entity.relationships.contains { !$0.declaration.isTransient && Self.hasCountRule($0.declaration) }
+            !entity.isAbstract
+                && entity.relationships.contains { !$0.declaration.isTransient && Self.hasCountRule($0.declaration) }
         }
         if !checked.isEmpty {
             for (root, keys) in batch.writtenKeys() {
                 for entity in checked.filter({ $0.root == root }).sorted(by: { $0.name < $1.name }) {
                     for relationship in entity.relationships where !relationship.declaration.isTransient {
-                        try checkCount(relationship, of: entity, keys: keys, subentities: false, batch: batch) { key, problem in
-                            batch.source(root: root, key: key).map { (source: $0, field: "\(entity.name).\(relationship.name)", message: problem) }
+                        try checkCount(relationship, of: entity, keys: keys, subentities: false, batch: batch) {
+                            key, problem in
+                            batch.source(root: root, key: key).map {
+                                (source: $0, field: "\(entity.name).\(relationship.name)", message: problem)
+                            }
                         }
                     }
                 }
@@ -33,9 +37,15 @@ extension ObjectAccess {
             guard let entity = version.entity(named: entityName) else { continue }
             for (name, sources) in byRelationship.sorted(by: { $0.key < $1.key }) {
                 guard let relationship = entity.relationship(named: name) else { continue }
-                let keys = sources.keys.sorted().filter { batch.source(root: entity.root, key: $0) == nil }  // the batch's own: above
+                // The batch's own: above.
+                let keys = sources.keys.sorted().filter { batch.source(root: entity.root, key: $0) == nil }
                 try checkCount(relationship, of: entity, keys: keys, subentities: true, batch: batch) { key, problem in
-                    sources[key].map { (source: $0, field: "\(entityName).\(name)", message: "\(batch.describe(entityName, key)) \(problem)") }
+                    sources[key].map {
+                        (
+                            source: $0, field: "\(entityName).\(name)",
+                            message: "\(batch.describe(entityName, key)) \(problem)"
+                        )
+                    }
                 }
             }
         }
@@ -55,7 +65,8 @@ extension ObjectAccess {
     /// subentities when `subentities`) whose count of `relationship` breaks its
     /// required flag (to-one) or minimum count (to-many).
     private func checkCount(
-        _ relationship: CompiledRelationship, of entity: CompiledEntity, keys: [Int64], subentities: Bool, batch: ObjectBatch,
+        _ relationship: CompiledRelationship, of entity: CompiledEntity, keys: [Int64], subentities: Bool,
+        batch: ObjectBatch,
         refusal: (Int64, String) -> (source: Int, field: String, message: String)?
     ) throws {
         let r = relationship.declaration
@@ -102,11 +113,17 @@ extension ObjectAccess {
     private func countExpression(_ relationship: CompiledRelationship, of table: StorageLayout.Table) -> String? {
         let r = relationship.declaration
         if !r.isToMany {
-            return table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)).map { "(t.\(SQLText.q($0.name)) IS NOT NULL)" }
+            return table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)).map {
+                "(t.\(SQLText.q($0.name)) IS NOT NULL)"
+            }
         }
         guard let destination = version.entity(named: r.destination) else { return nil }
-        if !relationship.isManyToMany, let (destinationTable, column, _) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
-            return "(SELECT count(*) FROM \(SQLText.q(destinationTable.name)) AS d WHERE d.\(SQLText.q(column)) = t.Z_PK)"
+        if !relationship.isManyToMany,
+            let (destinationTable, column, _) = layout.reverseColumn(
+                for: relationship, destinationRoot: destination.root)
+        {
+            return
+                "(SELECT count(*) FROM \(SQLText.q(destinationTable.name)) AS d WHERE d.\(SQLText.q(column)) = t.Z_PK)"
         }
         guard let (join, mine, _) = joinTable(for: relationship) else { return nil }
         return "(SELECT count(*) FROM \(SQLText.q(join.name)) AS j WHERE j.\(SQLText.q(mine)) = t.Z_PK)"

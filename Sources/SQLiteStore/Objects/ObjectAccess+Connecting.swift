@@ -11,10 +11,14 @@ extension ObjectAccess {
     /// list's highest place (the batch's record of it, else the store's), leaving out
     /// `member` when its row is already written. Refused (the member's `field`) when the
     /// highest place is the largest integer (a `_position` given so): none is after it.
-    func endOfList(_ list: OrderedList, owner: Int64, excluding member: Int64? = nil, field: String, batch: ObjectBatch) throws -> Int64 {
+    func endOfList(_ list: OrderedList, owner: Int64, excluding member: Int64? = nil, field: String, batch: ObjectBatch)
+        throws -> Int64
+    {
         func after(_ end: Int64) throws -> Int64 {
             guard end < Int64.max else {
-                throw RowRefusal(field, "no place is left in the list of object \(owner): a member is at \(end), the last place there is")
+                throw RowRefusal(
+                    field,
+                    "no place is left in the list of object \(owner): a member is at \(end), the last place there is")
             }
             return end + 1
         }
@@ -37,7 +41,8 @@ extension ObjectAccess {
     /// Sets `places` (a buffer the caller keeps) to them, for
     /// ``ObjectBatch/noteListEnd(_:owner:at:appended:)`` once the row is written.
     func placeNewMember(
-        _ shape: InsertShape, relationships: [String: [Int64]], positions: [String: Int64], into bindings: inout [DatabaseValue],
+        _ shape: InsertShape, relationships: [String: [Int64]], positions: [String: Int64],
+        into bindings: inout [DatabaseValue],
         places: inout [ListPlace], batch: ObjectBatch
     ) throws {
         places.removeAll(keepingCapacity: true)
@@ -48,7 +53,9 @@ extension ObjectAccess {
             if let given {
                 place = given
             } else {
-                place = try endOfList(membership.list, owner: owner, field: shape.entityName + "." + membership.relationship, batch: batch)
+                place = try endOfList(
+                    membership.list, owner: owner, field: shape.entityName + "." + membership.relationship, batch: batch
+                )
             }
             bindings[membership.binding] = .integer(place)
             places.append(ListPlace(list: membership.list.slot, owner: owner, place: place, appended: given == nil))
@@ -60,7 +67,8 @@ extension ObjectAccess {
     /// new row, for the caller's `UPDATE` (which then notes them; it forgets the ends of
     /// the lists the row was in before: ``currentOwners(_:key:relationships:)``).
     func writtenMemberPlaces(
-        _ shape: InsertShape, key: Int64, relationships: [String: [Int64]], positions: [String: Int64], batch: ObjectBatch
+        _ shape: InsertShape, key: Int64, relationships: [String: [Int64]], positions: [String: Int64],
+        batch: ObjectBatch
     ) throws -> [(InsertShape.OrderedMembership, ListPlace)] {
         var places: [(InsertShape.OrderedMembership, ListPlace)] = []
         for membership in shape.memberships {
@@ -70,16 +78,21 @@ extension ObjectAccess {
             if let given {
                 place = given
             } else {
-                place = try endOfList(membership.list, owner: owner, excluding: key, field: shape.entityName + "." + membership.relationship, batch: batch)
+                place = try endOfList(
+                    membership.list, owner: owner, excluding: key,
+                    field: shape.entityName + "." + membership.relationship, batch: batch)
             }
-            places.append((membership, ListPlace(list: membership.list.slot, owner: owner, place: place, appended: given == nil)))
+            places.append(
+                (membership, ListPlace(list: membership.list.slot, owner: owner, place: place, appended: given == nil)))
         }
         return places
     }
 
     /// The owners a written row has in the ordered lists of its to-ones (before a
     /// deferred reference changes them).
-    func currentOwners(_ shape: InsertShape, key: Int64, relationships: [String: [Int64]]) throws(StoreError) -> [(Int, Int64)] {
+    func currentOwners(_ shape: InsertShape, key: Int64, relationships: [String: [Int64]]) throws(StoreError) -> [(
+        Int, Int64
+    )] {
         var owners: [(Int, Int64)] = []
         for membership in shape.memberships where relationships[membership.relationship]?.isEmpty == false {
             let owner = try wrap { () throws(SQLiteError) -> Int64? in
@@ -99,15 +112,15 @@ extension ObjectAccess {
         for relationship in entity.relationships where !relationship.declaration.isToMany {
             guard let target = relationships[relationship.name]?.first, let inverse = relationship.declaration.inverse,
                 let owner = relationship.inverseEntity, let ownerEntity = version.entity(named: owner),
-                let inverseRelationship = ownerEntity.relationship(named: inverse), !inverseRelationship.declaration.isToMany,
+                let inverseRelationship = ownerEntity.relationship(named: inverse),
+                !inverseRelationship.declaration.isToMany,
                 let column = self.table(of: ownerEntity).column(for: .toOne(entity: owner, relationship: inverse))
             else { continue }
             try run(
                 """
-                UPDATE \(SQLText.q(self.table(of: ownerEntity).name)) \
-                SET \(SQLText.q(column.name)) = ?\(entityTypeAssignment(self.table(of: ownerEntity), owner, inverse, entity)), \
-                Z_OPT = \(SchemaSQL.incremented("Z_OPT")) \
-                WHERE Z_PK = ?
+                UPDATE \(SQLText.q(self.table(of: ownerEntity).name)) SET \(SQLText.q(column.name)) = \
+                ?\(entityTypeAssignment(self.table(of: ownerEntity), owner, inverse, entity)), Z_OPT = \
+                \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?
                 """,
                 [.integer(key), .integer(target)])
         }
@@ -115,7 +128,9 @@ extension ObjectAccess {
 
     /// `, Z<n>_<NAME> = <number>` when `owner.relationship` keeps its destination's
     /// entity number beside the key, for a destination row of `entity`.
-    private func entityTypeAssignment(_ table: StorageLayout.Table, _ owner: String, _ relationship: String, _ entity: CompiledEntity) -> String {
+    private func entityTypeAssignment(
+        _ table: StorageLayout.Table, _ owner: String, _ relationship: String, _ entity: CompiledEntity
+    ) -> String {
         guard let column = table.column(for: .toOneEntity(entity: owner, relationship: relationship)),
             let number = layout.entityNumbers[entity.name]
         else { return "" }
@@ -126,16 +141,19 @@ extension ObjectAccess {
     /// rows take its key (and their place, for an ordered list), or join rows are
     /// inserted, at the end of each destination's list when the inverse is ordered.
     func connectToMany(
-        _ relationship: CompiledRelationship, from key: Int64, of entity: CompiledEntity, to targets: [Int64], batch: ObjectBatch,
+        _ relationship: CompiledRelationship, from key: Int64, of entity: CompiledEntity, to targets: [Int64],
+        batch: ObjectBatch,
         reserved: [String: Int64] = [:]
     ) throws {
         let r = relationship.declaration
         guard let destination = version.entity(named: r.destination) else { return }
         // Members move between lists here: the counts of inverse sides are read again.
         batch.forgetInverseCounts()
-        if !relationship.isManyToMany, layout.reverseColumn(for: relationship, destinationRoot: destination.root) != nil {
+        if !relationship.isManyToMany, layout.reverseColumn(for: relationship, destinationRoot: destination.root) != nil
+        {
             _ = try setListWhole(
-                relationship, from: key, of: entity, to: targets, batch: batch, onlyIf: nil, reservedBase: reserved[relationship.name])
+                relationship, from: key, of: entity, to: targets, batch: batch, onlyIf: nil,
+                reservedBase: reserved[relationship.name])
             return
         }
         try insertJoinRows(relationship, from: key, to: targets, batch: batch, reserved: reserved)
@@ -143,14 +161,17 @@ extension ObjectAccess {
 
     /// The name under which a waiting many-to-many keeps the place it reserved for its
     /// object in `target`'s ordered list (the inverse side's).
-    static func reservedPlaceName(_ relationship: String, target: Int64) -> String { relationship + "\u{0}" + String(target) }
+    static func reservedPlaceName(_ relationship: String, target: Int64) -> String {
+        relationship + "\u{0}" + String(target)
+    }
 
     /// The lists an ordered to-many given whole sets (its members' rows, or its join
     /// table), when this side is ordered.
     func listGivenWhole(_ relationship: CompiledRelationship) -> OrderedList? {
         if relationship.isManyToMany { return joinInsertPlan(for: relationship)?.orderList }
         guard let destination = version.entity(named: relationship.declaration.destination),
-            let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root), let order
+            let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root),
+            let order
         else { return nil }
         return orderedList(table: table(of: destination).name, ownerColumn: column, orderColumn: order)
     }
@@ -168,10 +189,13 @@ extension ObjectAccess {
     ) throws -> [String: Int64] {
         var reserved = positions
         for (name, targets) in waiting {
-            guard let relationship = shape.entity.relationship(named: name), relationship.declaration.isToMany, !targets.isEmpty else { continue }
+            guard let relationship = shape.entity.relationship(named: name), relationship.declaration.isToMany,
+                !targets.isEmpty
+            else { continue }
             if relationship.isManyToMany, let inverseList = joinInsertPlan(for: relationship)?.inverseList {
                 for target in targets {
-                    let place = try endOfList(inverseList, owner: target, field: relationship.declaredIn + "." + name, batch: batch)
+                    let place = try endOfList(
+                        inverseList, owner: target, field: relationship.declaredIn + "." + name, batch: batch)
                     try reserve(inverseList, owner: target, end: place, batch: batch)
                     reserved[Self.reservedPlaceName(name, target: target)] = place
                 }
@@ -215,7 +239,8 @@ extension ObjectAccess {
     private func reservedEnd(_ list: OrderedList, owner: Int64, batch: ObjectBatch) throws(StoreError) -> Int64 {
         guard batch.reservesPlaces else { return 0 }
         return try wrap { () throws(SQLiteError) -> Int64 in
-            let statement = try connection.cachedStatement("SELECT \"end\" FROM temp.mm_reserved_places WHERE list = ? AND owner = ?")
+            let statement = try connection.cachedStatement(
+                "SELECT \"end\" FROM temp.mm_reserved_places WHERE list = ? AND owner = ?")
             try statement.bind([.integer(Int64(list.slot)), .integer(owner)])
             defer { statement.reset() }
             return try statement.step() ? statement.int64(at: 0) : 0
@@ -228,7 +253,8 @@ extension ObjectAccess {
     /// when there is one: returns whether every member did (the caller takes the
     /// writes back when not). Otherwise one `UPDATE` per member (`condition` nil).
     func setListWhole(
-        _ relationship: CompiledRelationship, from key: Int64, of entity: CompiledEntity, to targets: [Int64], batch: ObjectBatch,
+        _ relationship: CompiledRelationship, from key: Int64, of entity: CompiledEntity, to targets: [Int64],
+        batch: ObjectBatch,
         onlyIf condition: String?, reservedBase: Int64? = nil
     ) throws -> Bool {
         let r = relationship.declaration
@@ -238,7 +264,10 @@ extension ObjectAccess {
         // Members move between lists here: the counts of inverse sides are read again.
         batch.forgetInverseCounts()
         let destinationTable = table(of: destination)
-        let type = r.inverse.flatMap { inverse in relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) } } ?? ""
+        let type =
+            r.inverse.flatMap { inverse in
+                relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) }
+            } ?? ""
         // The list is given whole, in its order, after the owner's other members (a
         // member whose own line named the owner first): its end is read again when needed.
         var base: Int64 = 0
@@ -247,11 +276,15 @@ extension ObjectAccess {
             base = try reservedBase ?? placesBefore(targets, in: list, owner: key, batch: batch)
             batch.forgetListEnd(list.slot, owner: key)
             guard base <= Int64.max - Int64(targets.count) else {
-                throw RowRefusal(relationship.declaredIn + "." + r.name, "no place is left after the members the list does not name (the last at \(base))")
+                throw RowRefusal(
+                    relationship.declaredIn + "." + r.name,
+                    "no place is left after the members the list does not name (the last at \(base))")
             }
         }
         let table = SQLText.q(destinationTable.name)
-        try checkRoom(for: targets, relationship, owner: key, in: "SELECT count(*) FROM \(table) WHERE \(SQLText.q(column)) = ? AND Z_PK")
+        try checkRoom(
+            for: targets, relationship, owner: key,
+            in: "SELECT count(*) FROM \(table) WHERE \(SQLText.q(column)) = ? AND Z_PK")
         if !targets.isEmpty { batch.movedWrittenMembers = true }
         if targets.count >= setBasedListMinimum {
             let place = order.map { ", \(SQLText.q($0)) = j.key + \(base + 1)" } ?? ""
@@ -271,12 +304,18 @@ extension ObjectAccess {
         }
         // Built and prepared once per list, not per member.
         let place = order.map { ", \(SQLText.q($0)) = ?" } ?? ""
-        let sql = "UPDATE \(table) SET \(SQLText.q(column)) = ?\(type)\(place), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?"
+        let sql =
+            """
+            UPDATE \(table) SET \(SQLText.q(column)) = ?\(type)\(place), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) \
+            WHERE Z_PK = ?
+            """
         try wrap { () throws(SQLiteError) in
             let statement = try connection.cachedStatement(sql)
             for (position, target) in targets.enumerated() {
                 try statement.bind(
-                    order == nil ? [.integer(key), .integer(target)] : [.integer(key), .integer(base + Int64(position + 1)), .integer(target)])
+                    order == nil
+                        ? [.integer(key), .integer(target)]
+                        : [.integer(key), .integer(base + Int64(position + 1)), .integer(target)])
                 try statement.execute()
             }
         }
@@ -287,7 +326,9 @@ extension ObjectAccess {
     /// named the owner): with them it must stay within the relationship's `maxCount`.
     /// `countSQL` counts the owner's members, up to the column naming a member (the
     /// keys the list names are left out after it).
-    private func checkRoom(for targets: [Int64], _ relationship: CompiledRelationship, owner: Int64, in countSQL: String) throws {
+    private func checkRoom(
+        for targets: [Int64], _ relationship: CompiledRelationship, owner: Int64, in countSQL: String
+    ) throws {
         guard let max = relationship.declaration.maxCount, max > 0 else { return }
         let others = try wrap { () throws(SQLiteError) -> Int64 in
             let statement = try connection.prepare(countSQL + " NOT IN (SELECT value FROM json_each(?))")
@@ -298,21 +339,24 @@ extension ObjectAccess {
         throw RowRefusal(
             relationship.declaredIn + "." + relationship.name,
             """
-            allows at most \(max) objects: the list names \(targets.count), and \(others) other\(others == 1 ? "" : "s") already \
-            name\(others == 1 ? "s" : "") this object
+            allows at most \(max) objects: the list names \(targets.count), and \(others) \
+            other\(others == 1 ? "" : "s") already name\(others == 1 ? "s" : "") this object
             """)
     }
 
     /// The highest place among `owner`'s members in `list` that `targets` leaves out:
     /// a list given whole goes after them (none, for a new owner: no query).
-    private func placesBefore(_ targets: [Int64], in list: OrderedList, owner: Int64, batch: ObjectBatch) throws(StoreError) -> Int64 {
+    private func placesBefore(_ targets: [Int64], in list: OrderedList, owner: Int64, batch: ObjectBatch)
+        throws(StoreError) -> Int64
+    {
         if try batch.listEnd(list, owner: owner) == 0 { return 0 }
         // Without SQLite's JSON functions: after every member (places stay distinct).
         let excluding = try? connection.cachedStatement(list.endExcludingListSQL)
         let stored = try wrap { () throws(SQLiteError) -> Int64 in
             let statement: Statement
             if let excluding { statement = excluding } else { statement = try connection.cachedStatement(list.endSQL) }
-            try statement.bind(excluding == nil ? [.integer(owner)] : [.integer(owner), .text(Self.jsonArray(targets))])
+            try statement.bind(
+                excluding == nil ? [.integer(owner)] : [.integer(owner), .text(Self.jsonArray(targets))])
             defer { statement.reset() }
             return try statement.step() ? statement.int64(at: 0) : 0
         }
@@ -327,13 +371,15 @@ extension ObjectAccess {
     /// the end of each target's list when the inverse side is ordered (a pair already
     /// there keeps its place there).
     private func insertJoinRows(
-        _ relationship: CompiledRelationship, from key: Int64, to targets: [Int64], batch: ObjectBatch, reserved: [String: Int64] = [:]
+        _ relationship: CompiledRelationship, from key: Int64, to targets: [Int64], batch: ObjectBatch,
+        reserved: [String: Int64] = [:]
     ) throws {
         guard let plan = joinInsertPlan(for: relationship) else { return }
         if relationship.declaration.maxCount ?? 0 > 0, let (join, mine, theirs) = joinTable(for: relationship) {
             try checkRoom(
                 for: targets, relationship, owner: key,
-                in: "SELECT count(*) FROM \(SQLText.q(join.name)) WHERE \(SQLText.q(mine)) = ? AND \(SQLText.q(theirs))")
+                in: "SELECT count(*) FROM \(SQLText.q(join.name)) WHERE \(SQLText.q(mine)) = ? AND \(SQLText.q(theirs))"
+            )
         }
         var base: Int64 = 0
         if let list = plan.orderList {
@@ -341,7 +387,8 @@ extension ObjectAccess {
             batch.forgetListEnd(list.slot, owner: key)
             guard base <= Int64.max - Int64(targets.count) else {
                 throw RowRefusal(
-                    relationship.declaredIn + "." + relationship.name, "no place is left after the members the list does not name (the last at \(base))")
+                    relationship.declaredIn + "." + relationship.name,
+                    "no place is left after the members the list does not name (the last at \(base))")
             }
         }
         for (position, target) in targets.enumerated() {
@@ -351,7 +398,9 @@ extension ObjectAccess {
             if let inverseList = plan.inverseList {
                 place =
                     try reserved[Self.reservedPlaceName(relationship.name, target: target)]
-                    ?? endOfList(inverseList, owner: target, field: relationship.declaredIn + "." + relationship.name, batch: batch)
+                    ?? endOfList(
+                        inverseList, owner: target, field: relationship.declaredIn + "." + relationship.name,
+                        batch: batch)
                 bindings.append(.integer(place ?? 0))
             }
             try wrap { () throws(SQLiteError) in
@@ -374,19 +423,25 @@ extension ObjectAccess {
         let r = relationship.declaration
         guard let (join, mine, theirs) = joinTable(for: relationship) else { return nil }
         let order = join.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
-        let inverseOrder = r.inverse.flatMap { inverse in relationship.inverseEntity.flatMap { join.column(for: .order(entity: $0, relationship: inverse)) } }
+        let inverseOrder = r.inverse.flatMap { inverse in
+            relationship.inverseEntity.flatMap { join.column(for: .order(entity: $0, relationship: inverse)) }
+        }
         var columns = [mine, theirs]
         if let order { columns.append(order.name) }
         if let inverseOrder { columns.append(inverseOrder.name) }
         // A pair already there: this side's place is the list's (it is given whole),
         // the other side's stays.
-        let conflict = order.map { " ON CONFLICT DO UPDATE SET \(SQLText.q($0.name)) = excluded.\(SQLText.q($0.name))" } ?? " ON CONFLICT DO NOTHING"
+        let conflict =
+            order.map { " ON CONFLICT DO UPDATE SET \(SQLText.q($0.name)) = excluded.\(SQLText.q($0.name))" }
+            ?? " ON CONFLICT DO NOTHING"
         let plan = JoinInsertPlan(
             sql: """
                 INSERT INTO \(SQLText.q(join.name)) (\(columns.map(SQLText.q).joined(separator: ", "))) \
                 VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))\(conflict)
                 """,
-            orderList: order.map { orderedList(table: join.name, ownerColumn: mine, orderColumn: $0.name, memberColumn: theirs) },
+            orderList: order.map {
+                orderedList(table: join.name, ownerColumn: mine, orderColumn: $0.name, memberColumn: theirs)
+            },
             inverseList: inverseOrder.map { orderedList(table: join.name, ownerColumn: theirs, orderColumn: $0.name) })
         joinInsertPlans[name] = plan
         return plan

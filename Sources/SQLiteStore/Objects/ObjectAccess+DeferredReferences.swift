@@ -38,7 +38,10 @@ extension ObjectAccess {
                     let number = try entityNumber(of: rule.destination, primaryKey: target)
                     let (table, entityColumn) = (SQLText.q(rule.sourceTable.name), SQLText.q(column))
                     try run(
-                        "UPDATE \(table) SET \(entityColumn) = ? WHERE \(SQLText.q(toOne)) = ? AND \(entityColumn) IS NULL",
+                        """
+                        UPDATE \(table) SET \(entityColumn) = ? WHERE \(SQLText.q(toOne)) = ? AND \(entityColumn) IS \
+                        NULL
+                        """,
                         [.integer(number), .integer(target)])
                 }
             } catch let refusal as RowRefusal {
@@ -59,9 +62,13 @@ extension ObjectAccess {
                         while try statement.step() { keys.append(statement.int64(at: 0)) }
                         return keys
                     }
-                    for key in keys { if let found = batch.source(root: rule.sourceTable.entity, key: key) { sources.insert(found) } }
+                    for key in keys {
+                        if let found = batch.source(root: rule.sourceTable.entity, key: key) { sources.insert(found) }
+                    }
                 }
-                for source in sources.sorted() { batch.refuse(source: source, field: refusal.field, message: refusal.message) }
+                for source in sources.sorted() {
+                    batch.refuse(source: source, field: refusal.field, message: refusal.message)
+                }
             }
         }
     }
@@ -75,7 +82,8 @@ extension ObjectAccess {
         try waiting.drain(connection) { item in
             let shape = try insertShape(item.entityName)
             do {
-                try connect(shape, key: item.key, relationships: item.relationships, positions: item.positions, batch: batch)
+                try connect(
+                    shape, key: item.key, relationships: item.relationships, positions: item.positions, batch: batch)
                 if shape.notesLinks { batch.noteLinks(shape.entity, item.relationships, source: item.source) }
             } catch let refusal as RowRefusal {
                 batch.refuse(source: item.source, field: refusal.field, message: refusal.message)
@@ -91,23 +99,30 @@ extension ObjectAccess {
     /// Sets relationships of a row already written: to-one columns by one `UPDATE`,
     /// to-many ones as on insert, then the inverse sides.
     func connect(
-        _ shape: InsertShape, key: Int64, relationships: [String: [Int64]], positions: [String: Int64], batch: ObjectBatch
+        _ shape: InsertShape, key: Int64, relationships: [String: [Int64]], positions: [String: Int64],
+        batch: ObjectBatch
     ) throws {
         // The row joins its targets' inverse sides by an UPDATE: their counts are read again.
         batch.forgetInverseCounts()
         defer { batch.forgetInverseCounts() }
         // The lists the row is in now (an owner's line may have listed it) lose it or move it.
         if batch.writtenRowsMayHaveOwners {
-            for (list, owner) in try currentOwners(shape, key: key, relationships: relationships) { batch.forgetListEnd(list, owner: owner) }
+            for (list, owner) in try currentOwners(shape, key: key, relationships: relationships) {
+                batch.forgetListEnd(list, owner: owner)
+            }
         }
         var assignments: [String] = []
         var bindings: [DatabaseValue] = []
-        for (((relationship, field), rule), toOne) in zip(zip(shape.relationships, shape.targets), shape.toOneAssignments) {
+        for (((relationship, field), rule), toOne) in zip(
+            zip(shape.relationships, shape.targets), shape.toOneAssignments)
+        {
             let r = relationship.declaration
             guard let targets = relationships[r.name] else { continue }
             if let rule {
                 for target in targets { try checkTarget(target, rule: rule, field: field, batch: batch, from: key) }
-                if toOne != nil, let target = targets.first { try checkUnclaimed(key, rule: rule, for: target, batch: batch) }
+                if toOne != nil, let target = targets.first {
+                    try checkUnclaimed(key, rule: rule, for: target, batch: batch)
+                }
             }
             if let toOne {
                 guard let target = targets.first else { continue }
@@ -118,11 +133,13 @@ extension ObjectAccess {
                     bindings.append(.integer(try entityNumber(of: r.destination, primaryKey: target)))
                 }
             } else {
-                try connectToMany(relationship, from: key, of: shape.entity, to: targets, batch: batch, reserved: positions)
+                try connectToMany(
+                    relationship, from: key, of: shape.entity, to: targets, batch: batch, reserved: positions)
             }
         }
         // Its places in the lists its to-ones put it in, set by the same UPDATE.
-        let places = try writtenMemberPlaces(shape, key: key, relationships: relationships, positions: positions, batch: batch)
+        let places = try writtenMemberPlaces(
+            shape, key: key, relationships: relationships, positions: positions, batch: batch)
         for (membership, place) in places {
             assignments.append(membership.placeAssignment)
             bindings.append(.integer(place.place))
@@ -135,7 +152,9 @@ extension ObjectAccess {
                 """,
                 bindings + [.integer(key)])
         }
-        for (_, place) in places { batch.noteListEnd(place.list, owner: place.owner, at: place.place, appended: place.appended) }
+        for (_, place) in places {
+            batch.noteListEnd(place.list, owner: place.owner, at: place.place, appended: place.appended)
+        }
         if shape.hasOneToOneInverses { try updateOneToOneInverses(of: key, in: shape, relationships: relationships) }
     }
 
@@ -146,11 +165,15 @@ extension ObjectAccess {
     private func checkUnclaimed(_ key: Int64, rule: TargetRule, for target: Int64, batch: ObjectBatch) throws {
         guard let column = rule.toOneColumn, let inverse = rule.inverse else { return }
         let table = rule.sourceTable
-        guard let current = try keyOfRow(sql: "SELECT \(SQLText.q(column)) FROM \(SQLText.q(table.name)) WHERE Z_PK = ?", key), current != target
+        guard
+            let current = try keyOfRow(
+                sql: "SELECT \(SQLText.q(column)) FROM \(SQLText.q(table.name)) WHERE Z_PK = ?", key), current != target
         else { return }
         let entity = try entityOfRow(in: table, key: key) ?? rule.declaredIn
         let owner = try entityOfRow(sql: rule.destinationEntitySQL, key: current) ?? rule.destination
-        let claim = inverse.declaration.isToMany ? "is already among the \(inverse.name) of" : "is already the \(inverse.name) of"
+        let claim =
+            inverse.declaration.isToMany
+            ? "is already among the \(inverse.name) of" : "is already the \(inverse.name) of"
         let named = try entityOfRow(sql: rule.destinationEntitySQL, key: target) ?? rule.destination
         throw RowRefusal(
             rule.field,
@@ -174,6 +197,10 @@ extension ObjectAccess {
         let entity = try entityOfRow(sql: rule.destinationEntitySQL, key: target) ?? rule.destination
         throw RowRefusal(
             rule.field,
-            "\(batch.describe(entity, target)) would have \(count) \(inverse.name), more than \(inverse.declaredIn).\(inverse.name) allows (\(max))")
+            """
+            \(batch.describe(entity, target)) would have \(count) \(inverse.name), more than \
+            \(inverse.declaredIn).\(inverse.name) allows (\(max))
+            """
+        )
     }
 }

@@ -22,10 +22,13 @@ extension ObjectAccess {
         var key: Int64 = 0
         do {
             try insertAll { batch in
-                key = try batch.insert(entityName, values: values, relationships: relationships, primaryKey: requested, source: 1) ?? 0
+                key =
+                    try batch.insert(
+                        entityName, values: values, relationships: relationships, primaryKey: requested, source: 1) ?? 0
             }
         } catch let refused as ObjectRefusals {
-            throw StoreError(.invalidObject, refused.refusals.first?.description ?? "\(entityName): refused", path: store.path)
+            throw StoreError(
+                .invalidObject, refused.refusals.first?.description ?? "\(entityName): refused", path: store.path)
         } catch {
             throw storeError(error)
         }
@@ -58,7 +61,11 @@ extension ObjectAccess {
         if let cacheSize, cacheSize > -Self.batchCacheKiB {
             try wrap { () throws(SQLiteError) in try connection.execute("PRAGMA cache_size = -\(Self.batchCacheKiB)") }
         }
-        defer { if let cacheSize, cacheSize > -Self.batchCacheKiB { try? connection.execute("PRAGMA cache_size = \(cacheSize)") } }
+        defer {
+            if let cacheSize, cacheSize > -Self.batchCacheKiB {
+                try? connection.execute("PRAGMA cache_size = \(cacheSize)")
+            }
+        }
         let work = { () throws -> Int in
             try body(batch)
             try self.resolveDeferredReferences(batch)
@@ -109,6 +116,18 @@ extension ObjectAccess {
             positions: positions, primaryKey: requested, batch: batch)
     }
 
+    /// The entity can have objects and every relationship named is one of its own.
+    private func checkKinds(_ shape: InsertShape, relationships: [String: [Int64]]) throws {
+        if shape.entity.isAbstract {
+            throw RowRefusal(shape.entityName, "the entity is abstract and cannot have objects of its own")
+        }
+        if relationships.keys.contains(where: { !shape.hasRelationship($0) }) {
+            for name in relationships.keys.sorted() where shape.entity.relationship(named: name) == nil {
+                throw RowRefusal("\(shape.entityName).\(name)", "no such relationship")
+            }
+        }
+    }
+
     /// ``insertRow(_:values:relationships:primaryKey:batch:)`` with the values in the
     /// order of `shape.attributes`: `.none` for an attribute not given (its default
     /// applies), `.some(nil)` for one given as nil.
@@ -119,14 +138,7 @@ extension ObjectAccess {
         // `shape.entity` is read field by field: a copy of the whole description per
         // object costs a retain and a release of each of its strings and arrays.
         let subject = shape.entityName
-        if shape.entity.isAbstract {
-            throw RowRefusal(subject, "the entity is abstract and cannot have objects of its own")
-        }
-        if relationships.keys.contains(where: { !shape.hasRelationship($0) }) {
-            for name in relationships.keys.sorted() where shape.entity.relationship(named: name) == nil {
-                throw RowRefusal("\(subject).\(name)", "no such relationship")
-            }
-        }
+        try checkKinds(shape, relationships: relationships)
         // Z_PK is bound once the object has passed every check, so that a refused
         // object uses up no key (Z_PRIMARYKEY is written only for real inserts).
         // The shape's buffer, taken and given back: no allocation per object.
@@ -146,7 +158,8 @@ extension ObjectAccess {
         let highest = try batch.highestKey(root: shape.rootNumber)
         let prospective = requested ?? (highest < Int64.max ? highest + 1 : nil)
         let bound = try bindToOnes(
-            shape, relationships: relationships, batch: batch, prospective: prospective, optimistic: optimistic, into: &bindings)
+            shape, relationships: relationships, batch: batch, prospective: prospective, optimistic: optimistic,
+            into: &bindings)
         for name in bound.waiting.keys { relationships[name] = nil }
         if !shape.uniqueness.isEmpty, !shape.uniquenessIsEnforced {
             try checkUniqueness(shape, values: resolved, relationships: relationships, batch: batch)
@@ -156,28 +169,39 @@ extension ObjectAccess {
         var places = shape.placesBuffer
         shape.placesBuffer = []
         defer { shape.placesBuffer = places }
-        try placeNewMember(shape, relationships: relationships, positions: positions, into: &bindings, places: &places, batch: batch)
+        try placeNewMember(
+            shape, relationships: relationships, positions: positions, into: &bindings, places: &places, batch: batch)
         if bound.unchecked.isEmpty {
-            try executeInsert(shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
+            try executeInsert(
+                shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
         } else if try !insertWithListsWhole(
-            shape, bindings, key: key, requested: requested, given: values, relationships: relationships, bound: bound, batch: batch)
+            shape, bindings, key: key, requested: requested, given: values, relationships: relationships, bound: bound,
+            batch: batch)
         {
             // A member of a long list does not pass: the object again, member by member.
             return try insertRow(
-                shape, given: values, relationships: allRelationships, positions: positions, primaryKey: requested, batch: batch,
+                shape, given: values, relationships: allRelationships, positions: positions, primaryKey: requested,
+                batch: batch,
                 optimistic: false)
         }
-        for place in places { batch.noteListEnd(place.list, owner: place.owner, at: place.place, appended: place.appended) }
+        for place in places {
+            batch.noteListEnd(place.list, owner: place.owner, at: place.place, appended: place.appended)
+        }
         try noteWritten(shape, key: key, ahead: bound.ahead, batch: batch)
         for case let rule? in shape.targets where rule.bindsToOne {
-            if let slot = rule.inverseCountSlot, let target = relationships[rule.name]?.first { batch.addInverseMember(slot, target: target) }
+            if let slot = rule.inverseCountSlot, let target = relationships[rule.name]?.first {
+                batch.addInverseMember(slot, target: target)
+            }
         }
         if key > highest { batch.advanceHighestKey(root: shape.rootNumber, to: key) }
         if !bound.waiting.isEmpty {
-            let reserved = try reservePlaces(shape, key: key, waiting: bound.waiting, positions: positions, batch: batch)
+            let reserved = try reservePlaces(
+                shape, key: key, waiting: bound.waiting, positions: positions, batch: batch)
             let reference = DeferredReference(
-                entityName: shape.entityName, key: key, relationships: bound.waiting, positions: reserved, source: batch.currentSource)
-            try wrap { () throws(SQLiteError) in try batch.deferredReferences.append(reference, connection: connection) }
+                entityName: shape.entityName, key: key, relationships: bound.waiting, positions: reserved,
+                source: batch.currentSource)
+            try wrap { () throws(SQLiteError) in try batch.deferredReferences.append(reference, connection: connection)
+            }
         }
         for (relationship, targets) in bound.later {
             try connectToMany(relationship, from: key, of: shape.entity, to: targets, batch: batch)
@@ -192,14 +216,19 @@ extension ObjectAccess {
     /// savepoint: false, with nothing written, when a member did not pass. The check
     /// and the setting were two statements that each found every member by its key.
     private func insertWithListsWhole(
-        _ shape: InsertShape, _ bindings: [DatabaseValue], key: Int64, requested: Int64?, given values: [AttributeValue??],
+        _ shape: InsertShape, _ bindings: [DatabaseValue], key: Int64, requested: Int64?,
+        given values: [AttributeValue??],
         relationships: [String: [Int64]], bound: BoundTargets, batch: ObjectBatch
     ) throws -> Bool {
         try run("SAVEPOINT mm_list_whole", [])
         do {
-            try executeInsert(shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
+            try executeInsert(
+                shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
             for (rule, targets) in bound.unchecked {
-                guard try setListWhole(rule.relationship, from: key, of: shape.entity, to: targets, batch: batch, onlyIf: rule.freeMemberCondition)
+                guard
+                    try setListWhole(
+                        rule.relationship, from: key, of: shape.entity, to: targets, batch: batch,
+                        onlyIf: rule.freeMemberCondition)
                 else {
                     try run("ROLLBACK TO mm_list_whole", [])
                     try run("RELEASE mm_list_whole", [])
@@ -225,8 +254,8 @@ extension ObjectAccess {
             throw RowRefusal(
                 subject,
                 """
-                primary key \(requested) is too large: at most \(Self.highestRequestedKey) (2^53, the largest integer every JSON reader \
-                keeps exactly), which leaves room for the keys of later objects
+                primary key \(requested) is too large: at most \(Self.highestRequestedKey) (2^53, the largest integer \
+                every JSON reader keeps exactly), which leaves room for the keys of later objects
                 """)
         }
         let key: Int64
@@ -250,10 +279,12 @@ extension ObjectAccess {
 
     /// What the batch notes of a row just written: the targets it named ahead of their
     /// rows (checked when the batch ends) and their lists' owners, and its entity.
-    private func noteWritten(_ shape: InsertShape, key: Int64, ahead: [(TargetRule, Int64)], batch: ObjectBatch) throws {
+    private func noteWritten(_ shape: InsertShape, key: Int64, ahead: [(TargetRule, Int64)], batch: ObjectBatch) throws
+    {
         for (rule, target) in ahead {
             try wrap { () throws(SQLiteError) in
-                try batch.provisionalTargets.note(target, rule: rule, source: batch.currentSource, connection: connection)
+                try batch.provisionalTargets.note(
+                    target, rule: rule, source: batch.currentSource, connection: connection)
             }
             for membership in shape.memberships where membership.relationship == rule.name {
                 batch.noteNamedOwner(target, of: membership.list)
@@ -275,7 +306,9 @@ extension ObjectAccess {
     ///
     /// Per object and attribute it reads only the shape's reference-free plans; the
     /// attribute's description (its default, limits and name) only when they apply.
-    private func bindAttributes(_ shape: InsertShape, given values: [AttributeValue??], into bindings: inout [DatabaseValue]) throws -> [AttributeValue?] {
+    private func bindAttributes(
+        _ shape: InsertShape, given values: [AttributeValue??], into bindings: inout [DatabaseValue]
+    ) throws -> [AttributeValue?] {
         let checksUniqueness = !shape.uniqueness.isEmpty && !shape.uniquenessIsEnforced
         var resolved: [AttributeValue?] = []
         if checksUniqueness { resolved.reserveCapacity(shape.plans.count) }
@@ -286,12 +319,14 @@ extension ObjectAccess {
             if given == nil, plan.hasDefault { value = shape.attributes[position].attribute.declaration.defaultValue }
             if let v = value,
                 let problem = ValueCoding.check(v, fits: plan.type)
-                    ?? (plan.hasLimits ? ValueCoding.checkLimits(v, of: shape.attributes[position].attribute.declaration) : nil)
+                    ?? (plan.hasLimits
+                        ? ValueCoding.checkLimits(v, of: shape.attributes[position].attribute.declaration) : nil)
             {
                 throw RowRefusal("\(shape.entityName).\(shape.attributes[position].attribute.name)", problem)
             }
             if value == nil, !plan.isOptional {
-                throw RowRefusal("\(shape.entityName).\(shape.attributes[position].attribute.name)", "a value is required")
+                throw RowRefusal(
+                    "\(shape.entityName).\(shape.attributes[position].attribute.name)", "a value is required")
             }
             if checksUniqueness { resolved.append(value) }
             guard plan.hasColumn else { continue }
@@ -335,10 +370,13 @@ extension ObjectAccess {
             if error.kind == .constraint {
                 // A unique index fired: the same query as for the others names the holder.
                 if !shape.uniqueness.isEmpty, shape.uniquenessIsEnforced {
-                    try checkUniqueness(shape, values: resolvedValues(shape, given: given), relationships: relationships, batch: batch)
+                    try checkUniqueness(
+                        shape, values: resolvedValues(shape, given: given), relationships: relationships, batch: batch)
                 }
                 if let requested, let holder = try entityOfRow(in: shape.table, key: requested) {
-                    throw RowRefusal(shape.entity.name, "primary key \(requested) is already used by \(batch.describe(holder, requested))")
+                    throw RowRefusal(
+                        shape.entity.name,
+                        "primary key \(requested) is already used by \(batch.describe(holder, requested))")
                 }
                 throw RowRefusal(shape.entity.name, error.message)
             }
@@ -354,7 +392,8 @@ extension ObjectAccess {
     /// a target it already owns (the other side of a one-to-one set it) is no conflict.
     /// `known`: the target's entity number, when the caller looked it up.
     func checkTarget(
-        _ target: Int64, rule: TargetRule, field: String, batch: ObjectBatch, from written: Int64? = nil, known: Int64? = nil,
+        _ target: Int64, rule: TargetRule, field: String, batch: ObjectBatch, from written: Int64? = nil,
+        known: Int64? = nil,
         countsInverse: Bool = true
     ) throws {
         let destination = rule.destination
@@ -378,7 +417,8 @@ extension ObjectAccess {
         if let number { isDestination = rule.destinationNumbers.contains(number) } else { isDestination = false }
         if !isDestination {
             if let other = try entityOfRow(sql: rule.destinationEntitySQL, key: target) {
-                throw RowRefusal(field, "\(batch.describe(other, target)) is not \(Self.article(destination)) \(destination)")
+                throw RowRefusal(
+                    field, "\(batch.describe(other, target)) is not \(Self.article(destination)) \(destination)")
             }
             throw RowRefusal(field, "no \(destination) with primary key \(target)")
         }
@@ -393,9 +433,23 @@ extension ObjectAccess {
                 let targetEntity = try entityOfRow(sql: rule.destinationEntitySQL, key: target) ?? destination
                 let claim = rule.isToMany ? "is already among the \(rule.name) of" : "is already the \(rule.name) of"
                 let explanation =
-                    rule.inverse.map { "\(Self.article(destination)) \(destination) has one \($0.name) (\($0.declaredIn).\($0.name) is to-one)" }
-                    ?? "a to-many relationship without an inverse keeps one owner per object (Core Data stores the owner's key on the \(destination) row)"
-                throw RowRefusal(field, "\(batch.describe(targetEntity, target)) \(claim) \(batch.describe(ownerEntity, owner)); \(explanation)")
+                    rule.inverse.map {
+                        """
+                        \(Self.article(destination)) \(destination) has one \($0.name) (\($0.declaredIn).\($0.name) is \
+                        to-one)
+                        """
+                    }
+                        ?? """
+                        a to-many relationship without an inverse keeps one owner per object (Core Data stores the \
+                        owner's key on the \(destination) row)
+                        """
+                throw RowRefusal(
+                    field,
+                    """
+                    \(batch.describe(targetEntity, target)) \(claim) \(batch.describe(ownerEntity, owner)); \
+                    \(explanation)
+                    """
+                )
             }
         }
         // The inverse side's maximum: a to-many inverse gains this object.
@@ -413,7 +467,9 @@ extension ObjectAccess {
     }
 
     /// `target`'s objects on the inverse side of `rule`: the batch's count, else the store's.
-    private func inverseCount(_ countSQL: String, rule: TargetRule, target: Int64, batch: ObjectBatch) throws(StoreError) -> Int64 {
+    private func inverseCount(_ countSQL: String, rule: TargetRule, target: Int64, batch: ObjectBatch)
+        throws(StoreError) -> Int64
+    {
         guard let slot = rule.inverseCountSlot else { return try scalar(countSQL, target) }
         if let known = batch.inverseCount(slot, target: target) { return known }
         let count = try scalar(countSQL, target)
@@ -470,7 +526,11 @@ extension ObjectAccess {
                 "\(shape.entity.name).\(names)",
                 constraint.count == 1
                     ? "\(shown[0]) is already used by \(other); the model makes \(names) unique"
-                    : "\(shown.joined(separator: ", ")) are already used by \(other); the model makes \(names) unique together")
+                    : """
+                    \(shown.joined(separator: ", ")) are already used by \(other); the model makes \(names) unique \
+                    together
+                    """
+            )
         }
     }
 
@@ -496,7 +556,9 @@ extension ObjectAccess {
     /// The entity number (`Z_ENT`, 0 for NULL) of the destination row with this key, if
     /// there is one: the batch's record of it, else the store's.
     func rowEntity(_ key: Int64, rule: TargetRule, batch: ObjectBatch) throws(StoreError) -> Int64? {
-        if let number = batch.rowEntity(table: rule.destinationSlot, key: key) { return number == ObjectBatch.noRow ? nil : number }
+        if let number = batch.rowEntity(table: rule.destinationSlot, key: key) {
+            return number == ObjectBatch.noRow ? nil : number
+        }
         let number = try wrap { () throws(SQLiteError) -> Int64? in
             let statement = try connection.cachedStatement(rule.destinationEntitySQL)
             try statement.bind([.integer(key)])
@@ -561,7 +623,9 @@ extension ObjectAccess {
     /// Writes the highest keys a batch used back to `Z_PRIMARYKEY`.
     func writeHighestKeys(_ keys: [Int64: Int64]) throws(StoreError) {
         for (number, key) in keys.sorted(by: { $0.key < $1.key }) {
-            try run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND (Z_MAX IS NULL OR Z_MAX < ?)", [.integer(key), .integer(number), .integer(key)])
+            try run(
+                "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND (Z_MAX IS NULL OR Z_MAX < ?)",
+                [.integer(key), .integer(number), .integer(key)])
         }
     }
 

@@ -15,7 +15,8 @@ extension ObjectAccess {
     /// whole is returned in `unchecked`: the `UPDATE` that sets it once the row is written
     /// checks it (``setListWhole(_:from:of:to:batch:onlyIf:)``).
     func bindToOnes(
-        _ shape: InsertShape, relationships: [String: [Int64]], batch: ObjectBatch, prospective: Int64?, optimistic: Bool,
+        _ shape: InsertShape, relationships: [String: [Int64]], batch: ObjectBatch, prospective: Int64?,
+        optimistic: Bool,
         into bindings: inout [DatabaseValue]
     ) throws -> BoundTargets {
         var bound = BoundTargets()
@@ -103,7 +104,9 @@ extension ObjectAccess {
             return .written
         }
         if targets.count == 1 {
-            guard let number = try rowEntity(targets[0], rule: rule, batch: batch) else { return rule.writesAhead ? .ahead : .waiting }
+            guard let number = try rowEntity(targets[0], rule: rule, batch: batch) else {
+                return rule.writesAhead ? .ahead : .waiting
+            }
             try checkTarget(targets[0], rule: rule, field: rule.field, batch: batch, from: key, known: number)
             return .written
         }

@@ -45,9 +45,12 @@ public final class ObjectAccess {
         self.store = store
         self.version = version
         let binding = try store.binding(for: version)
-        if let mismatch = binding.mismatch(with: version) { throw StoreError(.layoutMismatch, mismatch, path: store.path) }
+        if let mismatch = binding.mismatch(with: version) {
+            throw StoreError(.layoutMismatch, mismatch, path: store.path)
+        }
         layout = binding.layout
-        entityNames = Dictionary(layout.entityNumbers.map { ($0.value, $0.key) }, uniquingKeysWith: { a, b in min(a, b) })
+        entityNames = Dictionary(
+            layout.entityNumbers.map { ($0.value, $0.key) }, uniquingKeysWith: { a, b in min(a, b) })
     }
 
     // MARK: Lookup
@@ -101,7 +104,9 @@ public final class ObjectAccess {
     }
 
     /// The lists of an ordered to-many kept in `orderColumn` of `table`.
-    func orderedList(table: String, ownerColumn: String, orderColumn: String, memberColumn: String = "Z_PK") -> OrderedList {
+    func orderedList(table: String, ownerColumn: String, orderColumn: String, memberColumn: String = "Z_PK")
+        -> OrderedList
+    {
         OrderedList(
             table: table, ownerColumn: ownerColumn, orderColumn: orderColumn, memberColumn: memberColumn,
             slot: listSlot(table: table, orderColumn: orderColumn))
@@ -134,7 +139,12 @@ public final class ObjectAccess {
         let numbers = entityNumbers(entity, includeSubentities: includeSubentities)
         let table = table(of: entity)
         return try wrap { () throws(SQLiteError) -> Int64 in
-            try connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ",")))") ?? 0
+            try connection.scalarInt64(
+                """
+                SELECT count(*) FROM \(SQLText.q(table.name)) WHERE Z_ENT IN \
+                (\(numbers.map(String.init).joined(separator: ",")))
+                """
+            ) ?? 0
         }
     }
 
@@ -145,7 +155,10 @@ public final class ObjectAccess {
         let known = layout.entityNumbers.values.sorted().map(String.init).joined(separator: ", ")
         return try wrap { () throws(SQLiteError) -> [Int64] in
             try connection.prepare(
-                "SELECT Z_PK FROM \(SQLText.q(table.name)) WHERE Z_ENT IS NULL OR Z_ENT NOT IN (\(known)) ORDER BY Z_PK LIMIT \(max(0, limit))"
+                """
+                SELECT Z_PK FROM \(SQLText.q(table.name)) WHERE Z_ENT IS NULL OR Z_ENT NOT IN (\(known)) ORDER BY Z_PK \
+                LIMIT \(max(0, limit))
+                """
             ).rows().compactMap { $0.first?.int64 }
         }
     }
@@ -158,7 +171,11 @@ public final class ObjectAccess {
         } else {
             let entity = try entity(entityName)
             let numbers = entityNumbers(entity, includeSubentities: true)
-            sql = "SELECT 1 FROM \(SQLText.q(table(of: entity).name)) WHERE Z_PK = ? AND Z_ENT IN (\(numbers.map(String.init).joined(separator: ",")))"
+            sql =
+                """
+                SELECT 1 FROM \(SQLText.q(table(of: entity).name)) WHERE Z_PK = ? AND Z_ENT IN \
+                (\(numbers.map(String.init).joined(separator: ",")))
+                """
             existsSQL[entityName] = sql
         }
         return try wrap { () throws(SQLiteError) -> Bool in
@@ -187,7 +204,9 @@ public final class ObjectAccess {
         _ entityName: String, includeSubentities: Bool = true, limit: Int? = nil,
         relationships included: (CompiledRelationship) -> Bool, _ body: (StoredObject) throws -> Void
     ) throws {
-        try forEach(entityName, includeSubentities: includeSubentities, limit: limit, inListOrder: false, relationships: included, body)
+        try forEach(
+            entityName, includeSubentities: includeSubentities, limit: limit, inListOrder: false,
+            relationships: included, body)
     }
 
     /// ``forEach(_:includeSubentities:limit:relationships:_:)``; with `inListOrder`,
@@ -201,16 +220,24 @@ public final class ObjectAccess {
         let table = table(of: entity)
         let numbers = entityNumbers(entity, includeSubentities: includeSubentities)
         let order = (inListOrder ? listOrderColumn(of: entity) : nil).map { "\(SQLText.q($0)), " } ?? ""
-        var sql = "SELECT * FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ","))) ORDER BY \(order)Z_PK"
+        var sql =
+            """
+            SELECT * FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ","))) \
+            ORDER BY \(order)Z_PK
+            """
         if let limit { sql += " LIMIT \(max(0, limit))" }
         let statement = try connection.prepare(sql)
         let names = statement.columnNames
-        let index = Dictionary(names.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { a, _ in a })
+        let index = Dictionary(
+            names.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { a, _ in a })
         guard let pkIndex = index["Z_PK"], let entIndex = index["Z_ENT"] else { return }
         /// Per entity number: the entity and its stored attributes with their columns,
         /// looked up once rather than per row.
         var shapes:
-            [Int: (entity: CompiledEntity, attributes: [(CompiledAttribute, Int32)], relationships: [CompiledRelationship], positions: [(String, Int32)])?] =
+            [Int: (
+                entity: CompiledEntity, attributes: [(CompiledAttribute, Int32)], relationships: [CompiledRelationship],
+                positions: [(String, Int32)]
+            )?] =
                 [:]
         while try statement.step() {
             let number = Int(statement.int64(at: entIndex))
@@ -220,7 +247,8 @@ public final class ObjectAccess {
                         rowEntity,
                         rowEntity.attributes.compactMap { attribute -> (CompiledAttribute, Int32)? in
                             guard !attribute.declaration.isTransient,
-                                let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)),
+                                let column = table.column(
+                                    for: .attribute(entity: attribute.declaredIn, property: attribute.name)),
                                 let i = index[column.name]
                             else { return nil }
                             return (attribute, i)
@@ -229,15 +257,20 @@ public final class ObjectAccess {
                     )
                 }
             }
-            guard let shape = shapes[number], let (rowEntity, attributes, relationships, positions) = shape else { continue }
+            guard let shape = shapes[number], let (rowEntity, attributes, relationships, positions) = shape else {
+                continue
+            }
             let name = rowEntity.name
             var object = StoredObject(entity: name, primaryKey: statement.int64(at: pkIndex))
             object.values.reserveCapacity(attributes.count)
             for (attribute, i) in attributes {
                 if let bad = statement.invalidUTF8Offset(at: i) {
-                    throw Self.invalidText(entity: name, key: object.primaryKey, attribute: attribute.name, offset: bad, path: store.path)
+                    throw Self.invalidText(
+                        entity: name, key: object.primaryKey, attribute: attribute.name, offset: bad, path: store.path)
                 }
-                if let value = try ValueCoding.attributeValue(statement.value(at: i), as: attribute.declaration, storePath: store.path) {
+                if let value = try ValueCoding.attributeValue(
+                    statement.value(at: i), as: attribute.declaration, storePath: store.path)
+                {
                     object.values[attribute.name] = value
                 }
             }
@@ -256,17 +289,20 @@ public final class ObjectAccess {
     /// The error for TEXT that is not UTF-8 in an attribute's column: reading it
     /// would put U+FFFD in place of its bad bytes, and writing that out (a dump, a
     /// fetch) would change the value without a word.
-    package static func invalidText(entity: String, key: Int64, attribute: String, offset: Int, path: String) -> StoreError {
+    package static func invalidText(entity: String, key: Int64, attribute: String, offset: Int, path: String)
+        -> StoreError
+    {
         StoreError(
             .invalidValue,
             """
-            \(entity) \(key): \(attribute): the stored text is not UTF-8 (byte \(offset + 1) cannot start or continue a UTF-8 character); \
-            it cannot be read without changing it
+            \(entity) \(key): \(attribute): the stored text is not UTF-8 (byte \(offset + 1) cannot start or continue \
+            a UTF-8 character); it cannot be read without changing it
             """, path: path)
     }
 
     /// Every object of an entity, in primary-key order.
-    public func fetch(_ entityName: String, includeSubentities: Bool = true, limit: Int? = nil) throws -> [StoredObject] {
+    public func fetch(_ entityName: String, includeSubentities: Bool = true, limit: Int? = nil) throws -> [StoredObject]
+    {
         var result: [StoredObject] = []
         try forEach(entityName, includeSubentities: includeSubentities, limit: limit) { result.append($0) }
         return result
@@ -279,7 +315,11 @@ public final class ObjectAccess {
         let numbers = entityNumbers(entity, includeSubentities: true)
         var found: StoredObject?
         let statement = try connection.prepare(
-            "SELECT Z_ENT FROM \(SQLText.q(table.name)) WHERE Z_PK = ? AND Z_ENT IN (\(numbers.map(String.init).joined(separator: ",")))")
+            """
+            SELECT Z_ENT FROM \(SQLText.q(table.name)) WHERE Z_PK = ? AND Z_ENT IN \
+            (\(numbers.map(String.init).joined(separator: ",")))
+            """
+        )
         try statement.bind([.integer(primaryKey)])
         guard try statement.step(), let name = nameOfEntity(number: Int(statement.int64(at: 0))) else { return nil }
         try forEach(name, includeSubentities: false, limit: nil) { object in
@@ -301,9 +341,14 @@ public final class ObjectAccess {
         }
         guard let destination = version.entity(named: r.destination) else { return [] }
         let destinationTable = self.table(of: destination)
-        if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
+        if !relationship.isManyToMany,
+            let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root)
+        {
             let sql =
-                "SELECT Z_PK FROM \(SQLText.q(destinationTable.name)) WHERE \(SQLText.q(column)) = ? ORDER BY \(order.map { "\(SQLText.q($0)), " } ?? "")Z_PK"
+                """
+                SELECT Z_PK FROM \(SQLText.q(destinationTable.name)) WHERE \(SQLText.q(column)) = ? ORDER BY \
+                \(order.map { "\(SQLText.q($0)), " } ?? "")Z_PK
+                """
             return try primaryKeys(sql, primaryKey)
         }
         guard let (join, mine, theirs) = joinTable(for: relationship) else { return [] }
@@ -378,7 +423,9 @@ public final class ObjectAccess {
 
     /// The join table storing a to-many relationship, with the column holding this
     /// side's keys and the column holding the destination's keys.
-    func joinTable(for relationship: CompiledRelationship) -> (table: StorageLayout.Table, mine: String, theirs: String)? {
+    func joinTable(for relationship: CompiledRelationship) -> (
+        table: StorageLayout.Table, mine: String, theirs: String
+    )? {
         layout.joinTable(for: relationship)
     }
 }

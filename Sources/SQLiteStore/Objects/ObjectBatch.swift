@@ -116,7 +116,8 @@ package final class ObjectBatch {
     ) throws(StoreError) -> Int64? {
         try inserting(entityName, source: source, requested: requested) { shape in
             let key = try access.insertRow(
-                shape, values: values, relationships: relationships, positions: positions, primaryKey: requested, batch: self)
+                shape, values: values, relationships: relationships, positions: positions, primaryKey: requested,
+                batch: self)
             if !relationships.isEmpty, shape.notesLinks { noteLinks(shape.entity, relationships, source: source) }
             return key
         }
@@ -127,7 +128,8 @@ package final class ObjectBatch {
     /// when the batch ends (`ObjectAccess.checkBatch`).
     func noteLinks(_ entity: CompiledEntity, _ relationships: [String: [Int64]], source: Int) {
         for (name, targets) in relationships where !targets.isEmpty {
-            guard let r = entity.relationship(named: name), let inverse = r.declaration.inverse, let owner = r.inverseEntity,
+            guard let r = entity.relationship(named: name), let inverse = r.declaration.inverse,
+                let owner = r.inverseEntity,
                 let other = access.version.entity(named: owner)?.relationship(named: inverse),
                 other.declaration.isToMany, (other.declaration.minCount ?? 0) > 0
             else { continue }
@@ -155,7 +157,8 @@ package final class ObjectBatch {
     ) throws(StoreError) -> Int64? {
         try inserting(entityName, source: source, requested: requested) { shape in
             let key = try access.insertRow(
-                shape, given: attributeValues, relationships: relationships, positions: positions, primaryKey: requested, batch: self)
+                shape, given: attributeValues, relationships: relationships, positions: positions,
+                primaryKey: requested, batch: self)
             if !relationships.isEmpty, shape.notesLinks { noteLinks(shape.entity, relationships, source: source) }
             return key
         }
@@ -200,7 +203,11 @@ package final class ObjectBatch {
     func highestKey(root number: Int64) throws(StoreError) -> Int64 {
         if let last = lastHighest, last.root == number { return last.key }
         let key: Int64
-        if let earlier = earlierHighestKeys[number] { key = earlier } else { key = try access.highestKeyInUse(root: number) }
+        if let earlier = earlierHighestKeys[number] {
+            key = earlier
+        } else {
+            key = try access.highestKeyInUse(root: number)
+        }
         makeLast(number, key)
         return key
     }
@@ -311,7 +318,9 @@ package final class ObjectBatch {
 
     /// A row just written joined `target`'s objects on an inverse side.
     func addInverseMember(_ slot: Int, target: Int64) {
-        if slot < inverseCounts.count, let count = inverseCounts[slot][target] { inverseCounts[slot][target] = count + 1 }
+        if slot < inverseCounts.count, let count = inverseCounts[slot][target] {
+            inverseCounts[slot][target] = count + 1
+        }
     }
 
     /// Forgets every count: they are read from the store again when needed.
@@ -330,7 +339,8 @@ package final class ObjectBatch {
         guard keeps else { return nil }
         if table < rowEntities.count, let number = rowEntities[table][key] { return number }
         // A row this batch wrote to a table of one entity (not noted per row).
-        guard table < onlyEntities.count, let number = onlyEntities[table], sources[table]?.runs.number(for: key) != nil,
+        guard table < onlyEntities.count, let number = onlyEntities[table],
+            sources[table]?.runs.number(for: key) != nil,
             deletedRows[table]?.contains(key) != true
         else { return nil }
         return number

@@ -52,8 +52,8 @@ struct ProvisionalTargets {
             // 400 k objects naming 400 k later targets ran for minutes (an outside trial).
             try connection.execute(
                 """
-                CREATE TEMP TABLE IF NOT EXISTS mm_provisional_targets_by_key (rule INTEGER NOT NULL, target INTEGER NOT NULL, \
-                source INTEGER NOT NULL, PRIMARY KEY (rule, target)) WITHOUT ROWID;
+                CREATE TEMP TABLE IF NOT EXISTS mm_provisional_targets_by_key (rule INTEGER NOT NULL, target INTEGER \
+                NOT NULL, source INTEGER NOT NULL, PRIMARY KEY (rule, target)) WITHOUT ROWID;
                 DELETE FROM temp.mm_provisional_targets_by_key;
                 """)
         }
@@ -88,7 +88,9 @@ struct ProvisionalTargets {
             page.reset()
             guard let last = found.last else { break }
             after = (Int64(last.0), last.1)
-            for (index, target, source) in found where rules.indices.contains(index) { try body(rules[index], target, source) }
+            for (index, target, source) in found where rules.indices.contains(index) {
+                try body(rules[index], target, source)
+            }
         }
         try connection.execute("DELETE FROM temp.mm_provisional_targets_by_key")
     }

@@ -19,7 +19,10 @@ public struct StoredObject: Sendable, Hashable {
     package var positions: [String: Int64] = [:]
 
     /// Creates an object value.
-    public init(entity: String, primaryKey: Int64, values: [String: AttributeValue] = [:], relationships: [String: [Int64]] = [:]) {
+    public init(
+        entity: String, primaryKey: Int64, values: [String: AttributeValue] = [:],
+        relationships: [String: [Int64]] = [:]
+    ) {
         self.entity = entity
         self.primaryKey = primaryKey
         self.values = values

@@ -78,21 +78,31 @@ final class TargetRule {
         let sourceTable = access.table(of: version.entity(named: relationship.declaredIn) ?? destination)
         self.sourceTable = sourceTable
         destinationEntitySQL = "SELECT Z_ENT FROM \(quote(destinationTable.name)) WHERE Z_PK = ?"
-        let inverse = r.inverse.flatMap { name in relationship.inverseEntity.flatMap { version.entity(named: $0)?.relationship(named: name) } }
+        let inverse = r.inverse.flatMap { name in
+            relationship.inverseEntity.flatMap { version.entity(named: $0)?.relationship(named: name) }
+        }
         self.inverse = inverse
         let ownerColumn: String?
         if !r.isToMany, let inverse, !inverse.declaration.isToMany {
-            ownerColumn = destinationTable.column(for: .toOne(entity: inverse.declaredIn, relationship: inverse.name))?.name
+            ownerColumn =
+                destinationTable.column(for: .toOne(entity: inverse.declaredIn, relationship: inverse.name))?.name
         } else {
             ownerColumn = access.layout.reverseColumn(for: relationship, destinationRoot: destination.root)?.column
         }
         ownerSQL = ownerColumn.map { "SELECT \(quote($0)) FROM \(quote(destinationTable.name)) WHERE Z_PK = ?" }
-        entityAndOwnerSQL = ownerColumn.map { "SELECT Z_ENT, \(quote($0)) FROM \(quote(destinationTable.name)) WHERE Z_PK = ?" }
+        entityAndOwnerSQL = ownerColumn.map {
+            "SELECT Z_ENT, \(quote($0)) FROM \(quote(destinationTable.name)) WHERE Z_PK = ?"
+        }
         let mine = sourceTable.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name))?.name
         toOneColumn = mine
-        firstOwnerSQL = mine.map { "SELECT Z_PK FROM \(quote(sourceTable.name)) WHERE \(quote($0)) = ? ORDER BY Z_PK LIMIT 1" }
-        bindsToOne = !r.isToMany && rowTable.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) != nil
-        toOneEntityColumn = bindsToOne ? rowTable.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name))?.name : nil
+        firstOwnerSQL = mine.map {
+            "SELECT Z_PK FROM \(quote(sourceTable.name)) WHERE \(quote($0)) = ? ORDER BY Z_PK LIMIT 1"
+        }
+        bindsToOne =
+            !r.isToMany && rowTable.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) != nil
+        toOneEntityColumn =
+            bindsToOne
+            ? rowTable.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name))?.name : nil
         bindsEntityNumber = toOneEntityColumn != nil
         var limit: (UInt64, String)?
         if let inverse, inverse.declaration.isToMany, let max = inverse.declaration.maxCount, max > 0 {

@@ -9,7 +9,9 @@ package enum ValueCoding {
     package static func databaseValue(_ value: AttributeValue?, as type: AttributeType) -> DatabaseValue {
         guard let value else { return .null }
         switch value {
-        case .integer(let v): return type == .double || type == .float ? .real(Double(v)) : type == .decimal ? .text(String(v)) : .integer(v)
+        case .integer(let v):
+            return type == .double || type == .float
+                ? .real(Double(v)) : type == .decimal ? .text(String(v)) : .integer(v)
         case .boolean(let v): return .integer(v ? 1 : 0)
         case .decimal(let v): return .text(v)
         case .double(let v): return .real(type == .float ? Double(Float(v)) : v)
@@ -26,12 +28,14 @@ package enum ValueCoding {
     package static func attributeValue(_ value: DatabaseValue, as type: AttributeType) -> AttributeValue? {
         switch (type, value) {
         case (_, .null): return nil
-        case (.integer16, .integer(let v)), (.integer32, .integer(let v)), (.integer64, .integer(let v)): return .integer(v)
+        case (.integer16, .integer(let v)), (.integer32, .integer(let v)), (.integer64, .integer(let v)):
+            return .integer(v)
         // A REAL where an integer belongs (SQLite's answer to integer overflow, or
         // another tool's value): a whole number within Int64 is that integer; any
         // other (2.5, 1e19, ±inf) stays the double it is, never truncated or clamped,
         // so that dumps show it and the model's checks refuse it.
-        case (.integer16, .real(let v)), (.integer32, .real(let v)), (.integer64, .real(let v)): return Int64(exactly: v).map { .integer($0) } ?? .double(v)
+        case (.integer16, .real(let v)), (.integer32, .real(let v)), (.integer64, .real(let v)):
+            return Int64(exactly: v).map { .integer($0) } ?? .double(v)
         case (.boolean, .integer(let v)): return .boolean(v != 0)
         case (.boolean, .real(let v)): return .boolean(v != 0)
         // Text that is not a decimal number, and infinity, are read as what they are.
@@ -39,7 +43,8 @@ package enum ValueCoding {
         case (.decimal, .text(let v)): return DefaultValueParser.canonicalDecimal(v) != nil ? .decimal(v) : .string(v)
         case (.decimal, .integer(let v)): return .decimal(String(v))
         case (.decimal, .real(let v)): return v.isFinite ? .decimal(v.description) : .double(v)
-        case (.double, .real(let v)), (.float, .real(let v)), (.date, .real(let v)): return type == .date ? .date(v) : .double(v)
+        case (.double, .real(let v)), (.float, .real(let v)), (.date, .real(let v)):
+            return type == .date ? .date(v) : .double(v)
         case (.double, .integer(let v)), (.float, .integer(let v)): return .double(Double(v))
         case (.date, .integer(let v)): return .date(Double(v))
         case (.string, .text(let v)), (.uri, .text(let v)): return type == .uri ? .uri(v) : .string(v)
@@ -70,8 +75,12 @@ package enum ValueCoding {
     /// storage, the bytes in the row or in the external data file (see
     /// `databaseValue(_:as:)`).
     /// - Parameter storePath: the store's path, to find external data files.
-    package static func attributeValue(_ value: DatabaseValue, as attribute: AttributeDescription, storePath: String) throws(StoreError) -> AttributeValue? {
-        guard attribute.allowsExternalStorage, attribute.type == .binary, case .blob(let bytes) = value, let marker = bytes.first else {
+    package static func attributeValue(_ value: DatabaseValue, as attribute: AttributeDescription, storePath: String)
+        throws(StoreError) -> AttributeValue?
+    {
+        guard attribute.allowsExternalStorage, attribute.type == .binary, case .blob(let bytes) = value,
+            let marker = bytes.first
+        else {
             return attributeValue(value, as: attribute.type)
         }
         switch marker {
@@ -81,7 +90,10 @@ package enum ValueCoding {
             let name = String(decoding: bytes.dropFirst().prefix { $0 != 0 }, as: UTF8.self)
             let file = externalDataFolder(storePath: storePath) + "/" + name
             guard !name.isEmpty, !name.contains("/"), let data = FileManager.default.contents(atPath: file) else {
-                throw StoreError(.invalidObject, "\(attribute.name): its data is kept outside the store, in \(file), which cannot be read", path: storePath)
+                throw StoreError(
+                    .invalidObject,
+                    "\(attribute.name): its data is kept outside the store, in \(file), which cannot be read",
+                    path: storePath)
             }
             return .binary([UInt8](data))
         default:
@@ -92,7 +104,8 @@ package enum ValueCoding {
     /// Where Core Data keeps external binary data of the store at `storePath`.
     package static func externalDataFolder(storePath: String) -> String {
         let url = URL(fileURLWithPath: storePath)
-        return url.deletingLastPathComponent().path + "/." + url.deletingPathExtension().lastPathComponent + "_SUPPORT/_EXTERNAL_DATA"
+        return url.deletingLastPathComponent().path + "/." + url.deletingPathExtension().lastPathComponent
+            + "_SUPPORT/_EXTERNAL_DATA"
     }
 
     /// 16 bytes from a canonical UUID string.
@@ -106,7 +119,8 @@ package enum ValueCoding {
     package static func uuidString(_ bytes: [UInt8]) -> String {
         let hex = VersionHash(bytes: bytes).hex
         let h = Array(hex)
-        return String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
+        return String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-"
+            + String(h[20..<32])
     }
 
     /// Whether `value` lies within the attribute's `min`/`max` (a value for numbers
@@ -130,8 +144,12 @@ package enum ValueCoding {
         }
         guard let measured else { return nil }
         let shown = what == "length" ? "length \(Int(measured))" : value.displayText
-        if let lower = number(attribute.minimum), measured < lower { return "\(shown) is below the minimum \(attribute.minimum!)" }
-        if let upper = number(attribute.maximum), measured > upper { return "\(shown) is above the maximum \(attribute.maximum!)" }
+        if let lower = number(attribute.minimum), measured < lower {
+            return "\(shown) is below the minimum \(attribute.minimum!)"
+        }
+        if let upper = number(attribute.maximum), measured > upper {
+            return "\(shown) is above the maximum \(attribute.maximum!)"
+        }
         return nil
     }
 

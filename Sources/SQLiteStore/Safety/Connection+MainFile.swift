@@ -13,7 +13,9 @@ extension Connection {
         var file: UnsafeMutablePointer<sqlite3_file>?
         let code = sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file)
         guard code == SQLITE_OK, let file, file.pointee.pMethods != nil else {
-            try SQLiteError.fail(code == SQLITE_OK ? SQLITE_CANTOPEN : code, db, message: "the database file is not open", sql: nil, path: path)
+            try SQLiteError.fail(
+                code == SQLITE_OK ? SQLITE_CANTOPEN : code, db, message: "the database file is not open", sql: nil,
+                path: path)
         }
         return file
     }
@@ -32,7 +34,9 @@ extension Connection {
         let file = try mainFile()
         var size: sqlite3_int64 = 0
         let code = file.pointee.pMethods.pointee.xFileSize(file, &size)
-        if code != SQLITE_OK { try SQLiteError.fail(code, db, message: "cannot read the file size", sql: nil, path: path) }
+        if code != SQLITE_OK {
+            try SQLiteError.fail(code, db, message: "cannot read the file size", sql: nil, path: path)
+        }
         return size
     }
 
@@ -46,7 +50,9 @@ extension Connection {
         let code = bytes.withUnsafeMutableBytes { buffer in
             file.pointee.pMethods.pointee.xRead(file, buffer.baseAddress, Int32(available), offset)
         }
-        if code != SQLITE_OK { try SQLiteError.fail(code, db, message: "cannot read the database file", sql: nil, path: path) }
+        if code != SQLITE_OK {
+            try SQLiteError.fail(code, db, message: "cannot read the database file", sql: nil, path: path)
+        }
         return bytes
     }
 

@@ -43,6 +43,7 @@ package enum LockHolders {
     package static func describe(path: String) -> String? {
         let holders = of(path: path)
         guard !holders.isEmpty else { return nil }
-        return holders.map { "process \($0.pid) (\($0.writes ? "writing or migrating" : "reading"))" }.joined(separator: ", ")
+        return holders.map { "process \($0.pid) (\($0.writes ? "writing or migrating" : "reading"))" }.joined(
+            separator: ", ")
     }
 }

@@ -51,7 +51,9 @@ package enum StoreSideFiles {
     /// `<path>.leftover.<stamp>[-n].sqlite-wal` (and `-journal`), and removes its
     /// `-shm` index, so that SQLite never applies them to a new database at `path`.
     /// Returns each log's old and new path; throws the failure of a move, naming it.
-    package static func setAsideLeftoverLogs(beside path: String, stamp: String) throws(StoreError) -> [(from: String, to: String)] {
+    package static func setAsideLeftoverLogs(beside path: String, stamp: String) throws(StoreError) -> [(
+        from: String, to: String
+    )] {
         let logs = leftoverLogs(beside: path)
         guard !logs.isEmpty else { return [] }
         var stem = "\(path).leftover.\(stamp).sqlite"
@@ -65,7 +67,9 @@ package enum StoreSideFiles {
         for log in logs {
             let suffix = String(log.dropFirst(path.count))
             guard rename(log, stem + suffix) == 0 else {
-                throw StoreError(.permissionDenied, "cannot move the leftover \(log) aside: \(String(cString: strerror(errno)))", path: path)
+                throw StoreError(
+                    .permissionDenied, "cannot move the leftover \(log) aside: \(String(cString: strerror(errno)))",
+                    path: path)
             }
             moved.append((log, stem + suffix))
         }
@@ -78,8 +82,8 @@ package enum StoreSideFiles {
         let names = logs.joined(separator: " and ")
         return """
             \(names) \(logs.count == 1 ? "is" : "are") left beside it by a store that was removed: SQLite would apply \
-            \(logs.count == 1 ? "that log" : "those logs") to a new store at this path, which would then hold the removed store's pages; \
-            nothing was created (\(advice))
+            \(logs.count == 1 ? "that log" : "those logs") to a new store at this path, which would then hold the \
+            removed store's pages; nothing was created (\(advice))
             """
     }
 
@@ -89,7 +93,9 @@ package enum StoreSideFiles {
         let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         let folder = PathText.parent(of: full)
         let name = (full as NSString).lastPathComponent
-        guard let real = realpath(folder.isEmpty ? "/" : folder, nil) else { return (full as NSString).standardizingPath }
+        guard let real = realpath(folder.isEmpty ? "/" : folder, nil) else {
+            return (full as NSString).standardizingPath
+        }
         defer { free(real) }
         let resolvedFolder = String(cString: real)
         return resolvedFolder == "/" ? "/" + name : resolvedFolder + "/" + name

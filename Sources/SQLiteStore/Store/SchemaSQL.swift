@@ -27,7 +27,11 @@ package enum SchemaSQL {
     /// `CREATE [UNIQUE] INDEX` for one index, with `COLLATE BINARY` as Core Data writes it.
     package static func createIndex(_ index: StorageLayout.Index) -> String {
         let columns = index.columns.map { "\(SQLText.q($0.name)) COLLATE BINARY \($0.isDescending ? "DESC" : "ASC")" }
-        var sql = "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(SQLText.q(index.name)) ON \(SQLText.q(index.table)) (\(columns.joined(separator: ", ")))"
+        var sql =
+            """
+            CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(SQLText.q(index.name)) ON \(SQLText.q(index.table)) \
+            (\(columns.joined(separator: ", ")))
+            """
         if let condition = index.condition { sql += " WHERE \(condition)" }
         return sql
     }

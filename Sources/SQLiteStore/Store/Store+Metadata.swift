@@ -50,7 +50,8 @@ extension Store {
         }
         let bytes = BinaryPropertyList.encode(plist)
         try connection.execute("DELETE FROM Z_METADATA")
-        let statement = try connection.cachedStatement("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
+        let statement = try connection.cachedStatement(
+            "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
         try statement.bind([.text(metadata.storeUUID), .blob(bytes)])
         try statement.execute()
     }
@@ -58,7 +59,8 @@ extension Store {
     /// The rows of `Z_PRIMARYKEY`, by entity number.
     package func entityKeyRows() throws(StoreError) -> [EntityKeyRow] {
         do {
-            let statement = try connection.prepare("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+            let statement = try connection.prepare(
+                "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
             var rows: [EntityKeyRow] = []
             while try statement.step() {
                 rows.append(
@@ -89,7 +91,8 @@ extension Store {
         let rows = (try? entityKeyRows()) ?? []
         let existing = Set(rows.map(\.name))
         let numbers = Set(rows.map(\.number))
-        let insert = try connection.cachedStatement("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
+        let insert = try connection.cachedStatement(
+            "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
         let rename = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_NAME = ?, Z_SUPER = ? WHERE Z_ENT = ?")
         for (name, number) in layout.entityNumbers.sorted(by: { $0.value < $1.value }) where !existing.contains(name) {
             let parent = version.entity(named: name)?.parent.flatMap { layout.entityNumbers[$0] } ?? 0
@@ -110,7 +113,8 @@ extension Store {
         encoder.outputFormatting = [.sortedKeys]
         let data = (try? encoder.encode(version)) ?? Data()
         try connection.execute("DELETE FROM \(SchemaSQL.modelCacheTable)")
-        let statement = try connection.cachedStatement("INSERT INTO \(SchemaSQL.modelCacheTable) (Z_VERSION, Z_CONTENT) VALUES (?, ?)")
+        let statement = try connection.cachedStatement(
+            "INSERT INTO \(SchemaSQL.modelCacheTable) (Z_VERSION, Z_CONTENT) VALUES (?, ?)")
         try statement.bind([.integer(Int64(version.version)), .blob([UInt8](data))])
         try statement.execute()
     }
@@ -120,11 +124,14 @@ extension Store {
     package func readModelCache() throws(StoreError) -> CompiledVersion? {
         do {
             guard try connection.tableExists(SchemaSQL.modelCacheTable) else { return nil }
-            guard let bytes = try connection.scalar("SELECT Z_CONTENT FROM \(SchemaSQL.modelCacheTable) LIMIT 1")?.blob else { return nil }
+            guard let bytes = try connection.scalar("SELECT Z_CONTENT FROM \(SchemaSQL.modelCacheTable) LIMIT 1")?.blob
+            else { return nil }
             do {
                 return try JSONDecoder().decode(CompiledVersion.self, from: Data(bytes))
             } catch {
-                throw StoreError(.invalidMetadata, "the cached model in \(SchemaSQL.modelCacheTable) cannot be read: \(error)", path: path)
+                throw StoreError(
+                    .invalidMetadata, "the cached model in \(SchemaSQL.modelCacheTable) cannot be read: \(error)",
+                    path: path)
             }
         } catch let error as StoreError {
             throw error
@@ -164,10 +171,13 @@ extension Store {
     /// entity's rows hold values only in the other's column, the two are swapped.
     func unswapSiblingColumns(_ binding: inout StorageLayout.Binding, version: CompiledVersion) throws(StoreError) {
         do {
-            for position in binding.layout.tables.indices where binding.layout.tables[position].joinRelationship == nil {
+            for position in binding.layout.tables.indices where binding.layout.tables[position].joinRelationship == nil
+            {
                 let table = binding.layout.tables[position]
                 let attributes = table.columns.indices.compactMap { i -> (index: Int, entity: String)? in
-                    guard case .attribute(let entity, _) = table.columns[i].role, version.entity(named: entity)?.parent != nil else { return nil }
+                    guard case .attribute(let entity, _) = table.columns[i].role,
+                        version.entity(named: entity)?.parent != nil
+                    else { return nil }
                     return (i, entity)
                 }
                 let groups = Dictionary(grouping: attributes) { StorageLayout.stem(table.columns[$0.index].name) }
@@ -178,7 +188,8 @@ extension Store {
                             guard !xs.contains(y.entity), !ys.contains(x.entity),
                                 table.columns[x.index].type == table.columns[y.index].type
                             else { continue }
-                            let xNumbers = xs.compactMap { binding.layout.entityNumbers[$0] }, yNumbers = ys.compactMap { binding.layout.entityNumbers[$0] }
+                            let xNumbers = xs.compactMap { binding.layout.entityNumbers[$0] },
+                                yNumbers = ys.compactMap { binding.layout.entityNumbers[$0] }
                             let (xColumn, yColumn) = (
                                 binding.layout.tables[position].columns[x.index].name,
                                 binding.layout.tables[position].columns[y.index].name
@@ -195,7 +206,12 @@ extension Store {
                             guard xCrossed || yCrossed else { continue }
                             binding.layout.tables[position].columns[x.index].name = yColumn
                             binding.layout.tables[position].columns[y.index].name = xColumn
-                            binding.renamed.append("\(table.name): \(x.entity)'s rows hold their values in \(yColumn), \(y.entity)'s in \(xColumn)")
+                            binding.renamed.append(
+                                """
+                                \(table.name): \(x.entity)'s rows hold their values in \(yColumn), \(y.entity)'s in \
+                                \(xColumn)
+                                """
+                            )
                         }
                     }
                 }
@@ -220,7 +236,9 @@ extension Store {
                     // one, dropped and built again when a version names an index so.
                     let plain = index.columns.allSatisfy { $0.name != nil && $0.collation.uppercased() == "BINARY" }
                     let condition = index.isPartial ? index.sql.flatMap(Self.indexCondition) ?? Self.unreadable : nil
-                    let columns = index.columns.map { StorageLayout.IndexColumn(name: $0.name ?? "(expression)", isDescending: $0.isDescending) }
+                    let columns = index.columns.map {
+                        StorageLayout.IndexColumn(name: $0.name ?? "(expression)", isDescending: $0.isDescending)
+                    }
                     indexes.append(
                         StorageLayout.Index(
                             name: index.name, table: table, columns: columns, isUnique: index.isUnique,
@@ -244,14 +262,17 @@ extension Store {
         var quote: Unicode.Scalar?
         var start: Int?
         var i = 0
-        func isWordScalar(_ s: Unicode.Scalar) -> Bool { s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "_" }
+        func isWordScalar(_ s: Unicode.Scalar) -> Bool {
+            s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "_"
+        }
         while i < scalars.count {
             let c = scalars[i]
             if let open = quote {
                 if c == open || (open == "[" && c == "]") { quote = nil }
             } else if c == "'" || c == "\"" || c == "`" || c == "[" {
                 quote = c
-            } else if i + 5 <= scalars.count, String(String.UnicodeScalarView(scalars[i..<i + 5])).uppercased() == "WHERE",
+            } else if i + 5 <= scalars.count,
+                String(String.UnicodeScalarView(scalars[i..<i + 5])).uppercased() == "WHERE",
                 i == 0 || !isWordScalar(scalars[i - 1]), i + 5 == scalars.count || !isWordScalar(scalars[i + 5])
             {
                 start = i + 5
@@ -259,7 +280,8 @@ extension Store {
             i += 1
         }
         guard let start else { return nil }
-        let condition = String(String.UnicodeScalarView(scalars[start...])).trimmingCharacters(in: .whitespacesAndNewlines)
+        let condition = String(String.UnicodeScalarView(scalars[start...])).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         return condition.isEmpty ? nil : condition
     }
 

@@ -24,7 +24,9 @@ extension Store {
 
     /// Copies the store and its side file into a new private folder and recovers the
     /// copy there; returns the copy's path (its folder is the caller's to remove).
-    static func recoveredCopy(of path: String, side suffix: String, shownAs shown: String, busyTimeout: Double) throws(StoreError) -> String {
+    static func recoveredCopy(of path: String, side suffix: String, shownAs shown: String, busyTimeout: Double)
+        throws(StoreError) -> String
+    {
         // Named after this process: a copy left by a run that was killed is removed
         // by the next run that looks (ScratchFile), here first.
         ScratchFile.sweep(folder: ScratchFile.temporaryFolder)
@@ -34,7 +36,8 @@ extension Store {
                 .permissionDenied,
                 """
                 cannot read the store without writing beside it: its \(suffix) must be recovered, and a private copy \
-                cannot be made in \(ScratchFile.temporaryFolder) (\(String(cString: strerror(errno)))); set TMPDIR to a writable folder
+                cannot be made in \(ScratchFile.temporaryFolder) (\(String(cString: strerror(errno)))); set TMPDIR to \
+                a writable folder
                 """, path: shown)
         }
         let copy = (folder as NSString).appendingPathComponent((path as NSString).lastPathComponent)
@@ -65,7 +68,9 @@ extension Store {
     /// The main file (read through SQLite's own handle: a descriptor of ours, once
     /// closed, would drop the POSIX locks other connections of this process hold on
     /// it) and the side file, taken again while either changes during the copy.
-    private static func copyConsistently(_ path: String, side suffix: String, to copy: String, shownAs shown: String) throws {
+    private static func copyConsistently(_ path: String, side suffix: String, to copy: String, shownAs shown: String)
+        throws
+    {
         func state() -> [Int64] {
             [path, path + suffix].flatMap { file -> [Int64] in
                 var info = stat()
@@ -77,7 +82,9 @@ extension Store {
             let before = state()
             let probe = try Connection(path: path, mode: .readOnly, busyTimeout: 0)
             defer { try? probe.close() }
-            guard FileManager.default.createFile(atPath: copy, contents: nil), let out = FileHandle(forWritingAtPath: copy) else {
+            guard FileManager.default.createFile(atPath: copy, contents: nil),
+                let out = FileHandle(forWritingAtPath: copy)
+            else {
                 throw StoreError(.permissionDenied, "cannot write a private copy at \(copy)", path: shown)
             }
             var offset: Int64 = 0
@@ -94,8 +101,9 @@ extension Store {
                     throw StoreError(
                         .sqlite,
                         """
-                        cannot read the store without writing beside it: its \(suffix) must be recovered, and the private \
-                        copy could not be written in \(ScratchFile.temporaryFolder) (\(reason)); set TMPDIR to a folder with room
+                        cannot read the store without writing beside it: its \(suffix) must be recovered, and the \
+                        private copy could not be written in \(ScratchFile.temporaryFolder) (\(reason)); set TMPDIR to \
+                        a folder with room
                         """, path: shown)
                 }
                 offset += Int64(bytes.count)
@@ -110,8 +118,9 @@ extension Store {
                     throw StoreError(
                         .sqlite,
                         """
-                        cannot read the store without writing beside it: its \(suffix) must be recovered, and the private \
-                        copy could not be written in \(ScratchFile.temporaryFolder) (\(systemReason(error))); set TMPDIR to a folder with room
+                        cannot read the store without writing beside it: its \(suffix) must be recovered, and the \
+                        private copy could not be written in \(ScratchFile.temporaryFolder) (\(systemReason(error))); \
+                        set TMPDIR to a folder with room
                         """, path: shown)
                 }
             }
@@ -121,7 +130,8 @@ extension Store {
             if state() == before { return }
         }
         throw StoreError(
-            .locked, "the store changed each time it was copied to be read (a writer is at work); try again when it is done",
+            .locked,
+            "the store changed each time it was copied to be read (a writer is at work); try again when it is done",
             path: shown)
     }
 }

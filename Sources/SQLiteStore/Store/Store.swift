@@ -54,7 +54,9 @@ public final class Store {
     // MARK: Opening
 
     /// Opens an existing store and checks that it is a Core Data-style store.
-    public static func open(path: String, access: Access = .readOnly, busyTimeout: Double = 5) throws(StoreError) -> Store {
+    public static func open(path: String, access: Access = .readOnly, busyTimeout: Double = 5) throws(StoreError)
+        -> Store
+    {
         let resolved = try checkFile(path: path, access: access)
         let isWAL = try checkHeader(path: resolved, shownAs: path)
         let connection: Connection
@@ -76,15 +78,16 @@ public final class Store {
                 // must create beside the store: without it, and without the right to
                 // create it, all it says is "unable to open database file".
                 let folder = PathText.parent(of: resolved)
-                if isWAL, FileManager.default.fileExists(atPath: resolved + "-wal"), !FileManager.default.fileExists(atPath: resolved + "-shm"),
+                if isWAL, FileManager.default.fileExists(atPath: resolved + "-wal"),
+                    !FileManager.default.fileExists(atPath: resolved + "-shm"),
                     !FileManager.default.isWritableFile(atPath: folder.isEmpty ? "." : folder)
                 {
                     throw StoreError(
                         .permissionDenied,
                         """
-                        the store's write-ahead log (\(path)-wal) holds changes that SQLite can only read through a -shm file, \
-                        which it cannot create in \(folder.isEmpty ? "." : folder) (no write permission for this user); \
-                        run as a user who can write that folder, or copy the store with its -wal to one
+                        the store's write-ahead log (\(path)-wal) holds changes that SQLite can only read through a \
+                        -shm file, which it cannot create in \(folder.isEmpty ? "." : folder) (no write permission for \
+                        this user); run as a user who can write that folder, or copy the store with its -wal to one
                         """, path: path)
                 }
                 throw StoreError.from(error, path: path)
@@ -122,7 +125,9 @@ public final class Store {
             var link = stat()
             switch code {
             case EACCES:
-                throw StoreError(.permissionDenied, "permission denied: a folder on the path cannot be searched by this user", path: path)
+                throw StoreError(
+                    .permissionDenied, "permission denied: a folder on the path cannot be searched by this user",
+                    path: path)
             case ENOENT where lstat(path, &link) == 0:
                 throw StoreError(.notFound, "a symbolic link to a file that does not exist", path: path)
             case ENOENT, ENOTDIR:
@@ -161,7 +166,10 @@ public final class Store {
             guard canAccess(folder.isEmpty ? "." : folder, W_OK | X_OK) else {
                 throw StoreError(
                     .permissionDenied,
-                    "permission denied: this user cannot write the folder \(folder), where SQLite keeps the journal of a migration",
+                    """
+                    permission denied: this user cannot write the folder \(folder), where SQLite keeps the journal of \
+                    a migration
+                    """,
                     path: path)
             }
         }
@@ -191,7 +199,8 @@ public final class Store {
             throw StoreError(.notADatabase, "the file is empty, not an SQLite database", path: shown)
         }
         guard header.count >= 100, Array(header.prefix(16)) == magic else {
-            throw StoreError(.notADatabase, "not an SQLite database (the file does not start with SQLite's header)", path: shown)
+            throw StoreError(
+                .notADatabase, "not an SQLite database (the file does not start with SQLite's header)", path: shown)
         }
         var pageSize = Int(header[16]) << 8 | Int(header[17])
         if pageSize == 1 { pageSize = 65_536 }
@@ -203,12 +212,17 @@ public final class Store {
         let hasWAL = FileManager.default.fileExists(atPath: path + "-wal")
         let hasJournal = FileManager.default.fileExists(atPath: path + "-journal")
         if counterValid, pageCount > 0, size < Int64(pageCount) * Int64(pageSize), !hasWAL, !hasJournal {
-            throw StoreError(.corrupt, "the file is truncated (\(size) bytes; its header promises \(pageCount) pages of \(pageSize) bytes)", path: shown)
+            throw StoreError(
+                .corrupt,
+                "the file is truncated (\(size) bytes; its header promises \(pageCount) pages of \(pageSize) bytes)",
+                path: shown)
         }
         return header[18] == 2 && header[19] == 2
     }
 
-    private static func openConnection(path: String, access: Access, busyTimeout: Double, isWAL: Bool) throws(SQLiteError) -> Connection {
+    private static func openConnection(path: String, access: Access, busyTimeout: Double, isWAL: Bool)
+        throws(SQLiteError) -> Connection
+    {
         switch access {
         case .readWrite:
             return try Connection(path: path, mode: .readWrite, busyTimeout: busyTimeout)
@@ -219,7 +233,8 @@ public final class Store {
             // (An empty -wal holds nothing either.) A -wal with frames, or a hot journal,
             // is recovered in a private copy before this is called.
             if isWAL, sideFileToRecover(path) == nil {
-                return try Connection(path: "file:\(percentEncoded(path))?immutable=1", mode: .readOnly, busyTimeout: busyTimeout)
+                return try Connection(
+                    path: "file:\(percentEncoded(path))?immutable=1", mode: .readOnly, busyTimeout: busyTimeout)
             }
             let connection = try Connection(path: path, mode: .readOnly, busyTimeout: busyTimeout)
             _ = try connection.scalarInt64("SELECT count(*) FROM sqlite_schema")
@@ -256,7 +271,9 @@ public final class Store {
     /// - Parameter forCoreData: the store will be opened by Apple's Core Data: it is
     ///   marked so that migrations keep Core Data's entity numbering, and decimal
     ///   columns are declared `DECIMAL` as Core Data declares them.
-    public static func create(path: String, version: CompiledVersion, overwrite: Bool = false, forCoreData: Bool = false) throws(StoreError) -> Store {
+    public static func create(
+        path: String, version: CompiledVersion, overwrite: Bool = false, forCoreData: Bool = false
+    ) throws(StoreError) -> Store {
         try create(path: path, version: version, overwrite: overwrite, forCoreData: forCoreData, isCancelled: nil)
     }
 
@@ -274,7 +291,10 @@ public final class Store {
                 // Replacing: the removed store's logs go aside, as a replaced store's do.
                 _ = try StoreSideFiles.setAsideLeftoverLogs(beside: path, stamp: Self.utcStamp(Date()))
             } else if !logs.isEmpty {
-                throw StoreError(.leftoverLog, StoreSideFiles.refusal(logs, advice: "move it away, or run `create --force`, which sets it aside"), path: path)
+                throw StoreError(
+                    .leftoverLog,
+                    StoreSideFiles.refusal(logs, advice: "move it away, or run `create --force`, which sets it aside"),
+                    path: path)
             }
             return try buildAndClaim(path: path, version: version, forCoreData: forCoreData, isCancelled: isCancelled)
         }
@@ -285,7 +305,8 @@ public final class Store {
         let kind = info.st_mode & S_IFMT
         guard kind == S_IFREG || kind == S_IFLNK else {
             throw StoreError(
-                .alreadyExists, "\(kind == S_IFDIR ? "a folder" : "something other than a file") is here; --force replaces only a file",
+                .alreadyExists,
+                "\(kind == S_IFDIR ? "a folder" : "something other than a file") is here; --force replaces only a file",
                 path: path)
         }
         // The new store is made whole beside the old one and renamed over it, so that
@@ -325,14 +346,19 @@ public final class Store {
         try build(path: temporary, version: version, forCoreData: forCoreData).close()
         defer { unlink(temporary) }
         if isCancelled?() == true {
-            throw StoreError(.interrupted, "interrupted: rolled back, the store is unchanged (nothing was created)", path: path)
+            throw StoreError(
+                .interrupted, "interrupted: rolled back, the store is unchanged (nothing was created)", path: path)
         }
         if link(temporary, path) != 0 {
             let code = errno
-            if code == EEXIST { throw StoreError(.alreadyExists, "a file already exists here (use --force to replace it)", path: path) }
+            if code == EEXIST {
+                throw StoreError(.alreadyExists, "a file already exists here (use --force to replace it)", path: path)
+            }
             // A file system without hard links: rename, checking first (a narrow race).
             var info = stat()
-            guard lstat(path, &info) != 0 else { throw StoreError(.alreadyExists, "a file already exists here (use --force to replace it)", path: path) }
+            guard lstat(path, &info) != 0 else {
+                throw StoreError(.alreadyExists, "a file already exists here (use --force to replace it)", path: path)
+            }
             guard rename(temporary, path) == 0 else {
                 throw StoreError(.sqlite, "cannot create the file: \(String(cString: strerror(errno)))", path: path)
             }
@@ -354,7 +380,9 @@ public final class Store {
             try connection.execute("PRAGMA journal_mode = DELETE")
             try connection.transaction(.exclusive) {
                 for sql in SchemaSQL.bookkeeping { try connection.execute(sql) }
-                let layout = forCoreData ? version.layout(entityNumbers: version.layout.entityNumbers, coreDataTypes: true) : version.layout
+                let layout =
+                    forCoreData
+                    ? version.layout(entityNumbers: version.layout.entityNumbers, coreDataTypes: true) : version.layout
                 for sql in SchemaSQL.create(layout) { try connection.execute(sql) }
                 try store.writeEntityNumbers(layout: layout, version: version)
                 var metadata = StoreMetadata(version: version, storeUUID: UUID().uuidString)

@@ -67,15 +67,22 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     package static func from(_ error: SQLiteError, path: String) -> StoreError {
         switch error.kind {
         case .notADatabase:
-            return StoreError(.notADatabase, "not an SQLite database (the file header is not SQLite's)", path: path, underlying: error)
+            return StoreError(
+                .notADatabase, "not an SQLite database (the file header is not SQLite's)", path: path, underlying: error
+            )
         case .corrupt:
-            return StoreError(.corrupt, "the database is damaged or truncated (SQLite: \(error.message))", path: path, underlying: error)
+            return StoreError(
+                .corrupt, "the database is damaged or truncated (SQLite: \(error.message))", path: path,
+                underlying: error)
         case .busy, .locked:
-            return StoreError(.locked, "the store is locked by another process (SQLite: \(error.message))", path: path, underlying: error)
+            return StoreError(
+                .locked, "the store is locked by another process (SQLite: \(error.message))", path: path,
+                underlying: error)
         case .full, .ioError:
             return StoreError(.sqlite, error.explained, path: path, underlying: error)
         case .cantOpen:
-            return StoreError(.notFound, "cannot open the file (SQLite: \(error.message))", path: path, underlying: error)
+            return StoreError(
+                .notFound, "cannot open the file (SQLite: \(error.message))", path: path, underlying: error)
         default:
             return StoreError(.sqlite, error.description, path: path, underlying: error)
         }

@@ -77,9 +77,12 @@ extension Store {
         do {
             var tables: [StoreInspection.Table] = []
             for name in try connection.tables() {
-                let columns = try connection.columns(of: name).map { StoreInspection.Column(name: $0.name, type: $0.declaredType) }
+                let columns = try connection.columns(of: name).map {
+                    StoreInspection.Column(name: $0.name, type: $0.declaredType)
+                }
                 let indexes = try connection.indexes(of: name).filter { $0.origin == .createIndex }.map {
-                    StoreInspection.Index(name: $0.name, columns: $0.columnNames.map { $0 ?? "<expression>" }, isUnique: $0.isUnique)
+                    StoreInspection.Index(
+                        name: $0.name, columns: $0.columnNames.map { $0 ?? "<expression>" }, isUnique: $0.isUnique)
                 }
                 let rows = try connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(name))") ?? 0
                 tables.append(.init(name: name, columns: columns, indexes: indexes, rowCount: rows))
@@ -100,7 +103,8 @@ extension Store {
                 let table = "Z" + root(row).name.uppercased()
                 var count: Int64?
                 if tableNames.contains(table) {
-                    count = try connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table)) WHERE Z_ENT = ?", .integer(Int64(row.number)))
+                    count = try connection.scalarInt64(
+                        "SELECT count(*) FROM \(SQLText.q(table)) WHERE Z_ENT = ?", .integer(Int64(row.number)))
                 }
                 entities.append(
                     .init(
@@ -109,7 +113,9 @@ extension Store {
             }
             // An immutable read-only open reports "delete"; the header says what the file uses.
             let journal = headerSaysWAL ? "wal" : (try connection.scalarString("PRAGMA journal_mode") ?? "?")
-            let size = (try connection.scalarInt64("PRAGMA page_count") ?? 0) * (try connection.scalarInt64("PRAGMA page_size") ?? 0)
+            let size =
+                (try connection.scalarInt64("PRAGMA page_count") ?? 0)
+                * (try connection.scalarInt64("PRAGMA page_size") ?? 0)
             return StoreInspection(
                 path: path, metadata: metadata, entities: entities, tables: tables,
                 journalMode: journal, fileSize: size, cachedModel: cached ?? nil)

@@ -18,7 +18,10 @@ public struct MigrationRecord: Sendable, Hashable, Codable {
     public var tool: String
 
     /// Creates a record.
-    public init(fromVersion: Int, toVersion: Int, date: Double, duration: Double, rowsTouched: Int64, mappingDigests: [String], tool: String) {
+    public init(
+        fromVersion: Int, toVersion: Int, date: Double, duration: Double, rowsTouched: Int64, mappingDigests: [String],
+        tool: String
+    ) {
         self.fromVersion = fromVersion
         self.toVersion = toVersion
         self.date = date
@@ -146,7 +149,8 @@ public struct StoreMetadata: Sendable, Hashable {
         versionIdentifiers = (dictionary[Key.identifiers]?.arrayValue ?? []).compactMap { value in
             value.stringValue ?? value.integerValue.map(String.init)
         }
-        frameworkVersion = dictionary[Key.framework]?.integerValue ?? dictionary[Key.framework]?.stringValue.flatMap { Int64($0) }
+        frameworkVersion =
+            dictionary[Key.framework]?.integerValue ?? dictionary[Key.framework]?.stringValue.flatMap { Int64($0) }
         modelName = string(Key.modelName)
         modelVersion = dictionary[Key.modelVersion]?.integerValue.map { Int($0) }
         layoutHash = string(Key.layoutHash).flatMap(VersionHash.init(hex:))

@@ -14,7 +14,8 @@ import Testing
         defer { scenario.remove() }
         try scenario.writeMapping("1-to-2.yaml", "entities:\n  Person:\n    policy: NormalizeEmails\n")
         _ = try scenario.withObjects { access in
-            try access.insert("Person", values: ["name": .string("Ann"), "email": .string(" ANN@example.com")], primaryKey: 1)
+            try access.insert(
+                "Person", values: ["name": .string("Ann"), "email": .string(" ANN@example.com")], primaryKey: 1)
         }
         let model = try ModelLoader.loadModel(path: scenario.modelsFolder, named: "People")
         let opener = StoreOpener(

@@ -28,14 +28,18 @@ import Testing
         defer { scenario.remove() }
         try scenario.writeMapping("1-to-2.yaml", "entities:\n  Person:\n    policy: NormalizeEmails\n")
         _ = try scenario.withObjects { access in
-            try access.insert("Person", values: ["name": .string("Ann"), "email": .string("  Ann@Example.COM ")], primaryKey: 1)
+            try access.insert(
+                "Person", values: ["name": .string("Ann"), "email": .string("  Ann@Example.COM ")], primaryKey: 1)
             try access.insert("Person", values: ["name": .string("Bob"), "email": nil], primaryKey: 2)
         }
         try scenario.migrate(policies: deployPolicies)
         #expect(try scenario.storeVersion() == 2)
         let people = try scenario.fetch("Person")
         #expect(people.map(\.primaryKey) == [1, 2])
-        #expect(people.map(\.values) == [["name": .string("Ann"), "email": .string("ann@example.com")], ["name": .string("Bob")]])
+        #expect(
+            people.map(\.values) == [
+                ["name": .string("Ann"), "email": .string("ann@example.com")], ["name": .string("Bob")],
+            ])
     }
 
     @Test func aDuplicateAddressRefusesAndChangesNothing() throws {
@@ -43,8 +47,10 @@ import Testing
         defer { scenario.remove() }
         try scenario.writeMapping("1-to-2.yaml", "entities:\n  Person:\n    policy: NormalizeEmails\n")
         _ = try scenario.withObjects { access in
-            try access.insert("Person", values: ["name": .string("Ann"), "email": .string("ann@example.com")], primaryKey: 1)
-            try access.insert("Person", values: ["name": .string("Ann B"), "email": .string("ANN@example.com")], primaryKey: 2)
+            try access.insert(
+                "Person", values: ["name": .string("Ann"), "email": .string("ann@example.com")], primaryKey: 1)
+            try access.insert(
+                "Person", values: ["name": .string("Ann B"), "email": .string("ANN@example.com")], primaryKey: 2)
         }
         let before = try StoreDump.dump(scenario.storePath)
         #expect(throws: (any Error).self) { try scenario.migrate(policies: deployPolicies) }
