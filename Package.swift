@@ -112,3 +112,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Imports are internal unless a file says `public import` (its public declarations
+// show the imported module's types), and a member is visible only where its module is
+// imported: the compiler checks what each module exposes and uses (Docs/PublicAPI.md).
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("InternalImportsByDefault"), .enableUpcomingFeature("MemberImportVisibility"),
+        ]
+}

@@ -1,4 +1,4 @@
-import DataModel
+package import DataModel
 
 /// An Xcode model converted to the model format: one YAML text per version, in order.
 package struct ImportedModel: Sendable {

@@ -1,6 +1,6 @@
-import DataModel
+package import DataModel
 import Foundation
-import Mapping
+package import Mapping
 import Predicates
 
 /// Writes a mapping file (`Migrations/<Model>/<A>-to-<B>.yaml`) as an Xcode mapping

@@ -1,4 +1,5 @@
 import DataModel
+import Foundation
 
 extension MappingModelConverter {
     /// Relationships that no relationship mapping sets, on either side: Core Data's

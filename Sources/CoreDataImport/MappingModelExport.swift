@@ -1,6 +1,6 @@
-import DataModel
+package import DataModel
 import Foundation
-import Mapping
+package import Mapping
 
 /// The mapping files of one model, exported beside its `.xcdatamodeld`: one
 /// `<Model> <A> to <B>.xcmappingmodel` per file (spans included) and one

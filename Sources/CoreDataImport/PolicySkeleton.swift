@@ -1,3 +1,5 @@
+import Foundation
+
 /// The Swift skeleton of a policy a mapping model names: a type conforming to
 /// `EntityMigrationPolicy` with one method per selector the mapping models call
 /// through `$entityPolicy`, and `unwritten` listing what is left to port, so that

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// An Xcode mapping model (`.xcmappingmodel`) as read from its `xcmapping.xml`: a Core
 /// Data XML store of Xcode's own editing objects. One `XDDEVMAPPINGMODEL` names the two

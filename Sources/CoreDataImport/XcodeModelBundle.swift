@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import ScratchFiles
 
 /// The versions of an Xcode data model as read from disk: an `.xcdatamodeld` bundle,

@@ -1,4 +1,4 @@
-import DataModel
+package import DataModel
 import Foundation
 
 /// Writes a model's YAML versions as an Xcode `.xcdatamodeld` bundle, the mirror

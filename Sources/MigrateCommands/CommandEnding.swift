@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ModelMigration
 
 /// How a command ends when it does not end plainly (exit 0, its output said): a

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DataModel
 import Foundation
+import ModelMigration
 
 /// `migrate compile [PATH] [-o FILE]`: the compiled model as JSON, or a summary.
 struct Compile: MigrateCommand {

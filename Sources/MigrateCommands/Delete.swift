@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ModelMigration
+import SQLiteStore
 
 /// `migrate delete STORE ENTITY`: Core Data's `NSBatchDeleteRequest`, following delete rules.
 struct Delete: MigrateCommand {

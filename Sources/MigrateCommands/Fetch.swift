@@ -2,6 +2,7 @@ import ArgumentParser
 import DataModel
 import Foundation
 import ModelMigration
+import SQLiteStore
 
 /// `migrate fetch STORE ENTITY`: Core Data's `NSFetchRequest`, read-only.
 struct Fetch: MigrateCommand {

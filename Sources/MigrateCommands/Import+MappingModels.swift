@@ -1,6 +1,7 @@
 import CoreDataImport
 import DataModel
 import Foundation
+import ModelMigration
 
 extension Import {
     /// Every `.xcmappingmodel` under the --mapping-models folders, read and converted.

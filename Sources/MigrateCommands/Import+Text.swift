@@ -1,5 +1,6 @@
 import CoreDataImport
 import Foundation
+import Mapping
 
 /// `migrate import`'s human output: what it wrote, and with --report the hops and
 /// the paths `plan` takes.

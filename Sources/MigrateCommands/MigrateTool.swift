@@ -1,7 +1,7 @@
 import ArgumentParser
 internal import CSignalPipe
 import Foundation
-import ModelMigration
+public import ModelMigration
 import ScratchFiles
 
 /// Runs the `migrate` command line with a set of entity migration policies.

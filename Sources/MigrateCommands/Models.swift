@@ -1,5 +1,6 @@
 import DataModel
 import Foundation
+import ModelMigration
 
 extension GlobalOptions {
     /// The compiled models under --models; on errors, prints them and exits 1.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Mapping
 import ModelMigration
 import SQLiteStore
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DataModel
 import Foundation
+import Mapping
 import ModelMigration
 import SQLiteStore
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ModelMigration
+import SQLiteStore
 
 /// `migrate update STORE ENTITY --set 'KEY = EXPR'`: Core Data's `NSBatchUpdateRequest`.
 struct Update: MigrateCommand {

@@ -1,7 +1,7 @@
-import DataModel
+public import DataModel
 import Foundation
-import ModelMigration
-import SQLiteStore
+public import ModelMigration
+public import SQLiteStore
 
 /// A model written inline, its versions saved as `Models/<name>/<N>.yaml` in a
 /// temporary folder (so that planners and the built `migrate` read the same files),

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Models whose join-table names follow Core Data's hash order (Docs/StoreNaming.md).
 package enum NamingFixtures {
     /// A self-referential many-to-many pair, `Account.blocks`/`blockedBy`, with four

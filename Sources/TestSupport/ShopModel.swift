@@ -1,6 +1,7 @@
-import DataModel
+package import DataModel
 import Foundation
 import ModelMigration
+import SQLiteStore
 
 /// A small shop for predicate, fetch and batch tests: a concrete `Product` with a
 /// `FavoriteProduct` subentity (sharing its table), to-one and to-many

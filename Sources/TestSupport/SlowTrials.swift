@@ -1,5 +1,5 @@
 import Foundation
-import Testing
+public import Testing
 
 /// Whether the slow trials run: SIGKILL and signal trials, fault injection on
 /// large stores, resource limits. They are opt-in so that `make test` stays quick

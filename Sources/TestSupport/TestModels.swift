@@ -1,7 +1,7 @@
-import DataModel
+public import DataModel
 import Foundation
 import ModelMigration
-import SQLiteStore
+public import SQLiteStore
 
 /// Compiled models for tests: the package's own (`Models/Contacts`, the Apple-parity
 /// fixtures) and models written inline as YAML. Each is compiled once per test run

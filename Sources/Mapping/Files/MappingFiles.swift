@@ -1,4 +1,4 @@
-import DataModel
+package import DataModel
 import Foundation
 
 /// The mapping files of a model: `Migrations/<Model>/<A>-to-<B>.yaml`.

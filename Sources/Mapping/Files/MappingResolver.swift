@@ -1,4 +1,4 @@
-import DataModel
+package import DataModel
 import Foundation
 import Predicates
 

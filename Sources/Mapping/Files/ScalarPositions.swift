@@ -1,4 +1,4 @@
-import DataModel
+package import DataModel
 
 /// Where each character of a YAML scalar's text is in its file, so that an error
 /// at a column of an expression points at the file's line and column.

@@ -1,4 +1,4 @@
-import DataModel
+public import DataModel
 
 /// Derives the lightweight mapping between two versions of a model, as Core Data's
 /// `NSMappingModel.inferredMappingModel` does, or says exactly why it cannot:

@@ -1,4 +1,4 @@
-import DataModel
+public import DataModel
 
 /// A place where migrating hop by hop through every version (the chain) and the
 /// direct inferred mapping between the two ends give different data, as Core Data's

@@ -1,4 +1,4 @@
-import DataModel
+package import DataModel
 
 /// Which source entity and property each destination entity and property comes
 /// from, following `renamedFrom` (Core Data's renaming identifier) hop by hop, so

@@ -1,4 +1,4 @@
-import DataModel
+public import DataModel
 
 /// How one destination property gets its value.
 public enum PropertySource: Sendable, Hashable, Codable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes an `EntityDiagram` in Graphviz's DOT language
 /// (`migrate diagram --format dot | dot -Tsvg > model.svg`).
 ///

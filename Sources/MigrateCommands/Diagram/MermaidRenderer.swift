@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes an `EntityDiagram` as a Mermaid `erDiagram`, which GitHub and most
 /// Markdown viewers render from a ```` ```mermaid ```` block.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import SQLiteStore
+package import SQLiteStore
 
 /// Cancels a running `apply` from another thread — a SIGINT or SIGTERM handler, a
 /// deploy tool's timeout: the SQLite statement running stops

@@ -1,6 +1,7 @@
 import DataModel
 import Foundation
 import Mapping
+import PropertyList
 import SQLiteStore
 
 /// Executes a `MigrationPlan`, exactly as planned, in one SQLite transaction: steps,

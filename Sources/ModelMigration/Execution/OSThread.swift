@@ -1,3 +1,4 @@
+import CDispatch
 import Foundation
 
 /// A thread started with `pthread_create`, so that a thread that cannot be started

@@ -1,7 +1,7 @@
 import DataModel
 import Foundation
 import Mapping
-import SQLiteStore
+public import SQLiteStore
 
 /// Runs policy steps (`PolicyEngine` does, with a `PolicyCatalog`).
 public protocol PolicyRunning {

@@ -1,5 +1,5 @@
-import DataModel
-import SQLiteStore
+public import DataModel
+public import SQLiteStore
 
 /// Why the model version of a store could not be determined.
 public struct UnknownVersionError: Error, Sendable, CustomStringConvertible {

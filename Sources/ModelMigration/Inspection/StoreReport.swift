@@ -1,6 +1,6 @@
-import DataModel
-import PropertyList
-import SQLiteStore
+package import DataModel
+package import PropertyList
+package import SQLiteStore
 
 /// Everything `migrate inspect` reports about a store: what the file holds and which
 /// model version that is.

@@ -1,4 +1,4 @@
-import DataModel
+package import DataModel
 
 /// `load`'s fast path: a ``FastRecordReader`` per entity, the one a line's `_entity`
 /// names (the loaded entity or a subentity of it; any entity for a whole store's

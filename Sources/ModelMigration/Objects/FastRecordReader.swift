@@ -1,4 +1,4 @@
-import DataModel
+package import DataModel
 
 /// One JSON Lines record of one entity read straight from its bytes, without a JSON
 /// tree or a dictionary of fields, into what `load` inserts: every valid shape (any key

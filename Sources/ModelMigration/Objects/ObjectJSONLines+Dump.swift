@@ -1,5 +1,5 @@
 import DataModel
-import SQLiteStore
+package import SQLiteStore
 
 // `dump`: objects as JSON Lines, an entity's or a whole store's (ObjectJSONLines.swift
 // holds the format and `load`).

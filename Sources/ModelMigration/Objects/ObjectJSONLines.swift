@@ -1,5 +1,6 @@
-import DataModel
-import SQLiteStore
+package import DataModel
+import Foundation
+package import SQLiteStore
 
 /// Why `load` loaded nothing: every refused line, each with its field and reason.
 package struct LoadError: Error, Sendable, CustomStringConvertible {

@@ -1,7 +1,7 @@
-import DataModel
+public import DataModel
 import Foundation
 import Mapping
-import SQLiteStore
+public import SQLiteStore
 
 /// Why a store could not be opened for a model.
 public struct StoreOpenError: Error, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import DataModel
+package import DataModel
 
 extension AcceptedLosses {
     /// Every accepted name that names nothing in `model`, so that a misspelt name is an

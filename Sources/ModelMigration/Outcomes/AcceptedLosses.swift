@@ -1,4 +1,4 @@
-import DataModel
+package import DataModel
 import Foundation
 
 /// Losses a team reviewed and accepts, so that `--fail-on-destructive` lets exactly

@@ -1,4 +1,4 @@
-import DataModel
+public import DataModel
 
 /// How a command, or one store of a fleet, ended: a kind from the one table of
 /// outcomes (``Kind``: exit code, JSON status word, what it means) and a message

@@ -1,6 +1,6 @@
-import DataModel
+package import DataModel
 import Foundation
-import Mapping
+package import Mapping
 
 extension MigrationPath {
     /// Chooses the path from `source` to version `target`, once, for the planner

@@ -1,6 +1,6 @@
 import DataModel
 import Foundation
-import Mapping
+public import Mapping
 
 /// The way a store goes from its version to the target, decided once by the planner
 /// (`MigrationPath.choose`) and shown in the plan: mapping files (hops or spans),

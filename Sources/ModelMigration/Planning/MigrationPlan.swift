@@ -1,5 +1,5 @@
-import DataModel
-import Mapping
+public import DataModel
+public import Mapping
 import SQLiteStore
 
 /// What a step costs, in the store's row counts (Docs/Migrations.md).

@@ -1,7 +1,8 @@
-import DataModel
+public import DataModel
 import Foundation
 import Mapping
-import SQLiteStore
+import PropertyList
+public import SQLiteStore
 
 /// Decides everything a migration will do, without changing the store: the path from
 /// the store's version to the target (`MigrationPath`: mapping files, inferred hops

@@ -1,4 +1,4 @@
-import SQLiteStore
+package import SQLiteStore
 
 /// One SQL statement or condition with the values bound to its `?` parameters, in
 /// order: the text and its arguments travel as one value, so that a statement can

@@ -1,4 +1,5 @@
 import DataModel
+import Foundation
 import SQLiteStore
 
 /// What a migration relies on in the store it reads, before any step runs.

@@ -1,4 +1,4 @@
-import DataModel
+package import DataModel
 
 /// One of `--verify`'s steps (``MigrationPlan/verification``): a check that reads the
 /// store and writes nothing, planned with the rest so that `plan --verify` shows exactly

@@ -1,6 +1,6 @@
-import DataModel
+public import DataModel
 import Foundation
-import Mapping
+public import Mapping
 import SQLiteStore
 
 /// What a policy works with while it runs (Core Data's `NSMigrationManager`):

@@ -1,5 +1,5 @@
-import DataModel
-import Foundation
+public import DataModel
+public import Foundation
 import SQLiteStore
 
 /// A source object as a policy sees it: typed, KVC-like access to its values and

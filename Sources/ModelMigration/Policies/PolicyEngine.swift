@@ -1,7 +1,7 @@
 import DataModel
 import Foundation
 import Mapping
-import SQLiteStore
+public import SQLiteStore
 
 /// Runs the policy step of a hop with the policies of a catalog, in Core Data's
 /// stages across every custom entity mapping of the hop (see

@@ -1,4 +1,4 @@
-import DataModel
+public import DataModel
 import SQLiteStore
 
 /// A method of a policy that a mapping file calls per source object, as Core Data

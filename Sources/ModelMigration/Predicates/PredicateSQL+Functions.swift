@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Predicates
 import SQLiteStore
 

@@ -1,6 +1,6 @@
-import DataModel
-import Foundation
-import Predicates
+package import DataModel
+package import Foundation
+package import Predicates
 import SQLiteStore
 
 /// Why a checked predicate has no SQL form in this store (a layout without the

@@ -1,4 +1,4 @@
-import DataModel
+public import DataModel
 
 /// A shipped version edited after stores were made with it: the store's own
 /// record of its version (the compiled model it keeps) and the YAML of that version

@@ -1,5 +1,5 @@
-import DataModel
-import SQLiteStore
+public import DataModel
+public import SQLiteStore
 
 /// Which model version a store holds, recognised by its entity hash set (plus the
 /// layout hash for this toolkit's stores), never by the stamped number alone.

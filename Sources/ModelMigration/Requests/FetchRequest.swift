@@ -1,6 +1,6 @@
-import DataModel
+public import DataModel
 import Foundation
-import Predicates
+public import Predicates
 import SQLiteStore
 
 /// `NSFetchRequest` for a store: an entity (with its subentities unless told

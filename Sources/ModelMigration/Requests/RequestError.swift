@@ -1,4 +1,4 @@
-import Predicates
+public import Predicates
 
 /// Why a fetch, batch update or batch delete was refused or failed. Nothing was
 /// written when it is thrown.

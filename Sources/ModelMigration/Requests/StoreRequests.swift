@@ -1,7 +1,7 @@
 import DataModel
 import Foundation
 import Predicates
-import SQLiteStore
+public import SQLiteStore
 
 /// Fetches, batch updates and batch deletes on one store at the version it holds
 /// (predicates checked against that version, SQL over the store's layout).

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Paths as POSIX shell words, for the commands the toolkit's messages suggest
 /// (`migrate restore 'my store.sqlite' …`): a word of safe characters as it is, any
 /// other in single quotes.

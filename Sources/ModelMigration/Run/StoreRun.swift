@@ -1,4 +1,4 @@
-import DataModel
+public import DataModel
 import Foundation
 import SQLiteStore
 

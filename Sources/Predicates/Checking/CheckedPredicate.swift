@@ -1,4 +1,4 @@
-import DataModel
+public import DataModel
 
 /// The type of a checked expression.
 public enum ValueType: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import DataModel
+public import DataModel
 
 /// Checks predicates and expressions against one entity of a compiled model
 /// version: key paths must name stored properties (through to-one relationships,

@@ -1,6 +1,6 @@
 internal import CSQLite
 import DataModel
-import Foundation
+package import Foundation
 
 /// The SQL functions predicates compile to, registered on every connection so
 /// that a fetch, a batch request and a migration's `INSERT … SELECT` all read

@@ -1,5 +1,5 @@
 internal import CSQLite
-import Foundation
+package import Foundation
 
 /// The SQL functions behind the `NSString` methods a mapping file's value may call
 /// (Docs/MappingFiles.md, "Expressions"), registered on every connection beside the

@@ -1,4 +1,4 @@
-import DataModel
+package import DataModel
 
 // What other objects of a batch can still change (a required relationship set
 // from its inverse side), checked once every object is written: see

@@ -1,4 +1,4 @@
-import DataModel
+public import DataModel
 
 // The rules an object must follow to be inserted live here, once: `insert` (one
 // object) and `insertAll` (a batch, as `migrate load` uses) both go through

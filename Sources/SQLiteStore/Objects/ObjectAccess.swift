@@ -1,4 +1,4 @@
-import DataModel
+public import DataModel
 
 /// Reads and writes objects of one model version in a store, with the store's own
 /// entity numbers. Prepared statements are cached, so loops insert and fetch

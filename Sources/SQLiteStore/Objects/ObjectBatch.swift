@@ -1,4 +1,4 @@
-import DataModel
+package import DataModel
 
 /// Objects inserted together and checked together, all or nothing: see
 /// ``ObjectAccess/insertAll(describingSources:keeping:_:)``.

@@ -1,4 +1,4 @@
-import DataModel
+public import DataModel
 
 /// One object read from or written to a store: its entity, primary key, attribute
 /// values and relationships as destination primary keys.

@@ -1,4 +1,4 @@
-import DataModel
+package import DataModel
 import Foundation
 
 /// Exact conversion between attribute values and SQLite values, per attribute type

@@ -1,4 +1,4 @@
-import PropertyList
+package import PropertyList
 
 // The property list types live in their own module (CoreDataImport reads Xcode 3
 // models with them); SQLiteStore's users keep naming them through SQLiteStore.

@@ -1,4 +1,4 @@
-import DataModel
+package import DataModel
 
 /// SQL text for a storage layout: `CREATE TABLE` and `CREATE INDEX` statements with
 /// every identifier quoted. Pure functions, so that plans can show the SQL they run.

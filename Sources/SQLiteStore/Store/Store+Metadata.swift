@@ -1,5 +1,6 @@
-import DataModel
+package import DataModel
 import Foundation
+import PropertyList
 
 /// One row of `Z_PRIMARYKEY`: an entity's number, parent and key counter.
 package struct EntityKeyRow: Sendable, Hashable, Codable {

@@ -1,5 +1,6 @@
-import DataModel
-import Foundation
+public import DataModel
+package import Foundation
+import PropertyList
 import ScratchFiles
 
 /// A Core Data-style SQLite store: its connection, metadata, entity numbers and the

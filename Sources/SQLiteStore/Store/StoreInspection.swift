@@ -1,4 +1,4 @@
-import DataModel
+package import DataModel
 
 /// What a store holds, read without writing: metadata, entity numbers, row counts,
 /// tables, columns and indexes. Works for this toolkit's stores and Apple's.

@@ -1,4 +1,5 @@
-import DataModel
+public import DataModel
+import PropertyList
 
 /// One migration recorded in a store's metadata.
 public struct MigrationRecord: Sendable, Hashable, Codable {
