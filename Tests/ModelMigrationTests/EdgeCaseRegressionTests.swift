@@ -178,7 +178,7 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
         let plan = try s.plan(verify: true)
         let layout = plan.hops.last!.destinationLayout
         let boxChecks = CheckBuilder.relationshipChecks(plan.target, layout: layout).filter {
-            $0.sql.contains(#""ZBOX""#)
+            $0.sql.sql.contains(#""ZBOX""#)
         }
         #expect(
             boxChecks.map(\.summary) == [

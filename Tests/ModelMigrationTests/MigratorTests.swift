@@ -126,9 +126,9 @@ import Testing
                 "required Thing.b has a value in every row", "required Thing.a has a value in every row",
                 "required Thing.c has a value in every row",
             ])
-        #expect(checks.map(\.probeSQL) == [probe, probe, nil])
+        #expect(checks.map(\.probeSQL?.sql) == [probe, probe, nil])
         #expect(
-            checks.map(\.sql) == [
+            checks.map(\.sql.sql) == [
                 #"SELECT count(*) FROM "ZTHING" WHERE Z_ENT IN (1) AND "ZB" IS NULL"#,
                 #"SELECT count(*) FROM "ZTHING" WHERE Z_ENT IN (1) AND "ZA" IS NULL"#,
                 #"SELECT count(*) FROM "ZTHING" WHERE Z_ENT IN (1) AND "ZC" IS NULL"#,

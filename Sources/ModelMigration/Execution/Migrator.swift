@@ -368,7 +368,7 @@ public struct Migrator {
                         rowProgress: options.rowProgress, progress: progress))
             }
             progress(.checking(count: hop.checks.count))
-            var probes: [String: Int64] = [:]
+            var probes: [SQLFragment: Int64] = [:]
             for check in hop.checks {
                 let allowed =
                     check.reference.flatMap { Self.sourceReference($0, through: [hop]) }.flatMap { baselines[$0] } ?? 0
@@ -403,7 +403,7 @@ public struct Migrator {
                     message: "--verify: PRAGMA integrity_check says: \(integrity); nothing was changed")
             }
         case .relationships(let checks):
-            var probes: [String: Int64] = [:]
+            var probes: [SQLFragment: Int64] = [:]
             for verified in checks {
                 let allowed = verified.before.flatMap { run.initial[$0] } ?? 0
                 try evaluate(
@@ -427,7 +427,7 @@ public struct Migrator {
     /// changes the store between them.
     func evaluate(
         _ check: MigrationCheck, allowed: Int64, countBaselines: Bool, on connection: Connection,
-        run: inout HopRun, probes: inout [String: Int64], phase: CheckPhase
+        run: inout HopRun, probes: inout [SQLFragment: Int64], phase: CheckPhase
     ) throws {
         var found: Int64?
         if let probe = check.probeSQL {
@@ -600,13 +600,7 @@ public struct Migrator {
             for statement in statements {
                 let before = connection.totalChanges
                 defer { written += Int64(connection.totalChanges - before) }
-                if statement.arguments.isEmpty {
-                    try connection.execute(statement.sql)
-                } else {
-                    let prepared = try connection.prepare(statement.sql)
-                    try prepared.bind(statement.arguments)
-                    try prepared.execute()
-                }
+                try connection.execute(statement)
             }
         }
         do {

@@ -104,7 +104,7 @@ struct CheckBuilder {
             "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE "
             + scanning.map { "(\($0.condition))" }.joined(separator: " OR ")
         var shared = checks
-        for scan in scanning { shared[scan.check].probeSQL = probe }
+        for scan in scanning { shared[scan.check].probeSQL = SQLFragment(probe) }
         return shared
     }
 
@@ -142,17 +142,19 @@ struct CheckBuilder {
             dangling = "a.\(c) IS NOT NULL AND " + dangling
             let cleared = clearing.map { "\(SQLText.q($0.name)) = NULL" }.joined(separator: ", ")
             repair = .init(
-                table: table.name, sql: "UPDATE \(q) AS a SET \(cleared) WHERE \(dangling)", deletesRows: false)
+                table: table.name, sql: SQLFragment("UPDATE \(q) AS a SET \(cleared) WHERE \(dangling)"),
+                deletesRows: false)
         } else {
-            repair = .init(table: table.name, sql: "DELETE FROM \(q) AS a WHERE \(dangling)", deletesRows: true)
+            repair = .init(
+                table: table.name, sql: SQLFragment("DELETE FROM \(q) AS a WHERE \(dangling)"), deletesRows: true)
         }
         var check = MigrationCheck(
             summary: summary, sql: "SELECT count(*) FROM \(q) AS a WHERE \(dangling)", reference: key, repair: repair)
         // Each distinct key once (from the column's index when it has one): a
         // million rows pointing at a hundred thousand objects look up a hundred thousand.
-        check.probeSQL =
+        check.probeSQL = SQLFragment(
             "SELECT count(*) FROM (SELECT DISTINCT \(c) AS k FROM \(q) WHERE \(c) IS NOT NULL) AS a WHERE NOT EXISTS "
-            + "(SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.k AND d.Z_ENT IN (\(targets)))"
+                + "(SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.k AND d.Z_ENT IN (\(targets)))")
         return check
     }
 

@@ -1,6 +1,6 @@
 public import DataModel
 public import Mapping
-import SQLiteStore
+public import SQLiteStore
 
 /// What a step costs, in the store's row counts (Docs/Migrations.md).
 public enum StepCost: Sendable, Hashable, Codable, CustomStringConvertible {
@@ -114,13 +114,13 @@ public struct MigrationCheck: Sendable, Hashable, Encodable {
     /// What is checked, for people.
     public package(set) var summary: String
     /// `SELECT count(*) …` of the violating rows.
-    public package(set) var sql: String
+    public package(set) var sql: SQLFragment
     /// `SELECT <text> …` naming a few violating rows, for the error message.
-    public package(set) var rowsSQL: String? = nil
+    public package(set) var rowsSQL: SQLFragment? = nil
     /// A cheaper query that finds nothing exactly when `sql` counts nothing (a
     /// reference check over the distinct keys, read from their index, instead of
     /// every row): run first, and `sql` only when it finds something.
-    public package(set) var probeSQL: String? = nil
+    public package(set) var probeSQL: SQLFragment? = nil
     /// For a requirement the data decides: what to do about violating objects.
     public package(set) var remedy: String? = nil
     /// The relationship whose references this check follows: references that
@@ -146,7 +146,7 @@ public struct MigrationCheck: Sendable, Hashable, Encodable {
         /// The table it changes.
         public package(set) var table: String
         /// `DELETE …` (join rows) or `UPDATE … SET key = NULL …`.
-        public package(set) var sql: String
+        public package(set) var sql: SQLFragment
         /// True when it deletes rows (a join table's), false when it clears keys.
         public package(set) var deletesRows: Bool
     }
@@ -156,9 +156,19 @@ public struct MigrationCheck: Sendable, Hashable, Encodable {
         summary: String, sql: String, rowsSQL: String? = nil, reference: ReferenceKey? = nil, remedy: String? = nil,
         repair: Repair? = nil
     ) {
+        self.init(
+            summary: summary, statement: SQLFragment(sql), rows: rowsSQL.map { SQLFragment($0) }, reference: reference,
+            remedy: remedy, repair: repair)
+    }
+
+    /// Creates a check of statements that may carry bound values.
+    package init(
+        summary: String, statement: SQLFragment, rows: SQLFragment? = nil, reference: ReferenceKey? = nil,
+        remedy: String? = nil, repair: Repair? = nil
+    ) {
         self.summary = summary
-        self.sql = sql
-        self.rowsSQL = rowsSQL
+        self.sql = statement
+        self.rowsSQL = rows
         self.reference = reference
         self.remedy = remedy
         self.repair = repair

@@ -51,7 +51,7 @@ extension MigrationPlanner {
                 summary: """
                     remove \(rows) reference\(rows == 1 ? "" : "s") of \(found.references.reference) to objects the \
                     store does not have
-                    """, sql: [repair.sql], cost: .update(rows: rows), table: repair.table)
+                    """, statements: [repair.sql], cost: .update(rows: rows), table: repair.table)
             return repair.deletesRows ? .deleteRows(change) : .updateRows(change)
         }
         plan.hops[0].steps.insert(contentsOf: repairs, at: 0)

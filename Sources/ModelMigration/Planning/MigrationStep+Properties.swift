@@ -1,4 +1,4 @@
-import SQLiteStore
+public import SQLiteStore
 
 /// What every step has, read from its case: for display, JSON and estimates. The
 /// migrator switches on the case itself.

@@ -1,5 +1,5 @@
 import DataModel
-import SQLiteStore
+public import SQLiteStore
 
 /// One step of a plan, each kind with exactly the data it is executed with:
 /// `Migrator` switches on the case and never looks at text or emptiness to choose

@@ -203,8 +203,8 @@ struct StoreAudit {
                             summary:
                                 "\(table.name) holds values in the column of a sibling entity whose name differs from "
                                 + "the row's own column only by "
-                                + "its suffix (are the two bound the wrong way round?)", sql: check.sql,
-                            rowsSQL: check.rowsSQL)
+                                + "its suffix (are the two bound the wrong way round?)", statement: check.sql,
+                            rows: check.rowsSQL)
                     ], on: connection)
             }
             guard let check = columnOwnership(table) else { continue }

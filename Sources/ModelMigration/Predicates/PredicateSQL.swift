@@ -1,7 +1,7 @@
 package import DataModel
 package import Foundation
 package import Predicates
-import SQLiteStore
+package import SQLiteStore
 
 /// Why a checked predicate has no SQL form in this store (a layout without the
 /// column a relationship needs: a store the model does not describe).

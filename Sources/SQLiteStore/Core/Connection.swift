@@ -228,6 +228,13 @@ package final class Connection {
         return Statement(handle: handle, sql: sql)
     }
 
+    /// Prepares one statement and binds its arguments.
+    package func prepare(_ statement: SQLFragment) throws(SQLiteError) -> Statement {
+        let prepared = try prepare(statement.sql)
+        try prepared.bind(statement.arguments)
+        return prepared
+    }
+
     /// Runs every statement of an SQL script in order, discarding rows.
     ///
     /// An error names the statement that failed, not the whole script.
@@ -333,6 +340,19 @@ package final class Connection {
     /// The first column of the first row as an integer, `arguments` bound in order.
     package func scalarInt64(_ sql: String, arguments: [DatabaseValue]) throws(SQLiteError) -> Int64? {
         try firstRow(sql, arguments) { $0.isNull(at: 0) ? nil : $0.int64(at: 0) } ?? nil
+    }
+
+    /// The first column of the first row of `statement` as an integer, its arguments
+    /// bound; `nil` for no row or `NULL`.
+    package func scalarInt64(_ statement: SQLFragment) throws(SQLiteError) -> Int64? {
+        try scalarInt64(statement.sql, arguments: statement.arguments)
+    }
+
+    /// Runs one statement, its arguments bound (or, without arguments, a script of
+    /// statements as ``execute(_:)-(String)`` does).
+    package func execute(_ statement: SQLFragment) throws(SQLiteError) {
+        guard !statement.arguments.isEmpty else { return try execute(statement.sql) }
+        try prepare(statement).execute()
     }
 
     /// The first column of the first row as a double; `nil` for no row or `NULL`.

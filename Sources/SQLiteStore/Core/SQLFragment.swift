@@ -1,5 +1,3 @@
-package import SQLiteStore
-
 /// One SQL statement or condition with the values bound to its `?` parameters, in
 /// order: the text and its arguments travel as one value, so that a statement can
 /// never be run with another statement's values (GRDB's `SQL` pairs them the same way).
