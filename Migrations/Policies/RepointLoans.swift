@@ -1,4 +1,5 @@
-import ModelMigration
+import Mapping
+public import ModelMigration
 
 /// Library 1 → 2 (`Examples/Library`): each loan is copied, then, in the
 /// relationship stage — after `MergeMembersByEmail` created every member — pointed

@@ -1,4 +1,5 @@
-import ModelMigration
+import DataModel
+public import ModelMigration
 
 /// Contacts 1 → 2: splits `Person.fullName` into `firstName` and `lastName`
 /// (named by `Migrations/Contacts/1-to-2.yaml`). Every other property is copied by
