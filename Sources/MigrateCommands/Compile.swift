@@ -25,6 +25,14 @@ struct Compile: MigrateCommand {
     @Flag(name: .long, help: "Print a human summary (versions, entities, abbreviated hashes) instead of JSON.")
     var summary = false
 
+    func validate() throws {
+        // `--json` promises JSON on stdout; the summary is text (an outside tester found
+        // `compile --summary --json` printing text under exit 0).
+        if summary && global.json {
+            throw ValidationError("--summary prints text and --json prints JSON: give one of them")
+        }
+    }
+
     func run() throws {
         let result = ModelLoader.load(path: path ?? global.models)
         let models: [CompiledModel]

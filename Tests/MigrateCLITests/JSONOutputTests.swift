@@ -44,6 +44,10 @@ import Testing
         // compile
         #expect(try Self.objects(try f.migrate(["compile", "--json"] + m).stdout).isEmpty == false)
         try Self.expectError(try f.migrate(["compile", "--json", "--models", "Bad"]), 1)
+        // The summary is text: with --json it is a usage error, not text under exit 0.
+        let both = try f.migrate(["compile", "--json", "--summary"] + m)
+        try Self.expectError(both, 64)
+        #expect(both.stdout.contains("--summary prints text and --json prints JSON: give one of them"), "\(both)")
         // diff
         #expect(try Self.objects(try f.migrate(["diff", "--json", "1", "2"] + m).stdout).first?["mapping"] != nil)
         try Self.expectError(try f.migrate(["diff", "--json", "1", "9"] + m), 64)
