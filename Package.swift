@@ -57,6 +57,9 @@ let package = Package(
         .target(
             name: "ModelMigration",
             dependencies: ["DataModel", "Mapping", "Predicates", "PropertyList", "SQLiteStore", "ScratchFiles"]),
+        // Objects as JSON Lines, for `migrate load`, `dump` and `fetch`: the CLI's, not
+        // the library's; beside ModelMigration in the graph, so the two build at once.
+        .target(name: "JSONLines", dependencies: ["DataModel", "SQLiteStore"]),
         .target(
             name: "Migrations",
             dependencies: ["ModelMigration"],
@@ -77,6 +80,7 @@ let package = Package(
                 "Mapping",
                 "SQLiteStore",
                 "CoreDataImport",
+                "JSONLines",
                 "CSignalPipe",
                 "ScratchFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -90,7 +94,9 @@ let package = Package(
         ),
         // Generates the example's sample data for `make demo`.
         .executableTarget(name: "DemoData", path: "Sources/DemoData"),
-        .target(name: "TestSupport", dependencies: ["ModelMigration", "DataModel", "SQLiteStore", "ScratchFiles"]),
+        .target(
+            name: "TestSupport",
+            dependencies: ["ModelMigration", "DataModel", "PropertyList", "SQLiteStore", "ScratchFiles"]),
         .testTarget(name: "DataModelTests", dependencies: ["DataModel", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "SQLiteStoreTests",
@@ -104,8 +110,11 @@ let package = Package(
                 "TestSupport",
             ]),
         .testTarget(
+            name: "JSONLinesTests",
+            dependencies: ["JSONLines", "ModelMigration", "DataModel", "SQLiteStore", "TestSupport"]),
+        .testTarget(
             name: "MigrateCLITests",
-            dependencies: ["MigrateCommands", "ModelMigration", "CoreDataImport", "TestSupport"]),
+            dependencies: ["MigrateCommands", "ModelMigration", "CoreDataImport", "JSONLines", "TestSupport"]),
         .testTarget(
             name: "CoreDataImportTests",
             dependencies: ["CoreDataImport", "DataModel", "Mapping", "PropertyList", "TestSupport"]),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DataModel
 import Foundation
+import JSONLines
 import ModelMigration
 import SQLiteStore
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JSONLines
 import ModelMigration
 import SQLiteStore
 

@@ -117,11 +117,6 @@ import Testing
         Self.expect(
             StoreError(.notADatabase, "s.sqlite: not an SQLite database"), 1, "failed",
             "s.sqlite: not an SQLite database")
-        Self.expect(
-            LoadError(
-                problems: [.init(file: "in.jsonl", line: 4, field: "age", message: "1.5 is not a whole number")],
-                count: 1),
-            1, "failed", "in.jsonl:4: age: 1.5 is not a whole number")
         struct Other: Error, CustomStringConvertible { var description: String { "something else" } }
         Self.expect(Other(), 1, "failed", "something else")
         Self.expect(Outcome(.destructive, "s.sqlite: loses data"), signal: 2, 6, "destructive", "s.sqlite: loses data")

@@ -118,7 +118,7 @@ extension StoreRequests {
             return try StoreFingerprint.guardedTransaction(store, notBegun: notBegun, failed: failed) {
                 (try body(), dryRun ? .rollback : .commit)
             }
-        } catch let error as MigrationError {
+        } catch let error as UnprovenWrite {
             // The store could not be proven unchanged: said in the request's terms.
             throw RequestError(.failed, "\(error)")
         }

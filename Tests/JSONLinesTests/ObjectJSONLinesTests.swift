@@ -1,5 +1,6 @@
 import DataModel
 import Foundation
+import JSONLines
 import ModelMigration
 import SQLiteStore
 import TestSupport
@@ -121,6 +122,15 @@ private struct Fixture {
 }
 
 @Suite struct ObjectJSONLinesTests {
+    @Test func aLoadErrorIsAFailureWithItsLines() {
+        let error = LoadError(
+            problems: [.init(file: "in.jsonl", line: 4, field: "age", message: "1.5 is not a whole number")], count: 1)
+        let outcome = Outcome(error)
+        #expect(outcome.exitCode == 1)
+        #expect(outcome.word == "failed")
+        #expect(outcome.message == "in.jsonl:4: age: 1.5 is not a whole number")
+    }
+
     // MARK: Round trips
 
     @Test func everyTypeRoundTripsAtItsLimits() throws {

@@ -1,5 +1,6 @@
 import DataModel
 import Foundation
+import JSONLines
 import ModelMigration
 import SQLiteStore
 import TestSupport

@@ -1,4 +1,5 @@
 package import DataModel
+import ModelMigration
 package import PropertyList
 package import SQLiteStore
 

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ModelMigration
+@testable import JSONLines
 
 @Suite struct JSONValueTests {
     @Test func keepsNumbersExactly() throws {
