@@ -16,7 +16,11 @@ let package = Package(
         // metadata and objects). SQLite itself stays behind `package` access
         // (Docs/PublicAPI.md).
         .library(
-            name: "ModelMigration", targets: ["ModelMigration", "DataModel", "Mapping", "Predicates", "SQLiteStore"]),
+            name: "ModelMigration",
+            targets: ["ModelMigration", "MigrationPolicies", "DataModel", "Mapping", "Predicates", "SQLiteStore"]),
+        // The policy API alone, for a deploy package's policy target: what a policy
+        // author writes against, and the model and mapping values it reads.
+        .library(name: "MigrationPolicies", targets: ["MigrationPolicies", "DataModel", "Mapping"]),
         .library(name: "MigrateCommands", targets: ["MigrateCommands"]),
         // For policy authors' tests in a deploy package: temporary models, stores
         // and mapping files, a migration with their own policies, the built CLI.
@@ -54,15 +58,22 @@ let package = Package(
         // what a killed one left (Docs/Safety.md "Temporary files"). No dependencies.
         .target(name: "ScratchFiles"),
         .target(name: "SQLiteStore", dependencies: ["CSQLite", "DataModel", "PropertyList", "ScratchFiles"]),
+        // The policy API: what a policy author imports (`EntityMigrationPolicy`,
+        // `MigrationManager`, source and destination objects, policy functions) and
+        // nothing else; below ModelMigration, so policies build beside it.
+        .target(name: "MigrationPolicies", dependencies: ["DataModel", "Mapping", "SQLiteStore"]),
         .target(
             name: "ModelMigration",
-            dependencies: ["DataModel", "Mapping", "Predicates", "PropertyList", "SQLiteStore", "ScratchFiles"]),
+            dependencies: [
+                "DataModel", "Mapping", "MigrationPolicies", "Predicates", "PropertyList", "SQLiteStore",
+                "ScratchFiles",
+            ]),
         // Objects as JSON Lines, for `migrate load`, `dump` and `fetch`: the CLI's, not
         // the library's; beside ModelMigration in the graph, so the two build at once.
         .target(name: "JSONLines", dependencies: ["DataModel", "SQLiteStore"]),
         .target(
             name: "Migrations",
-            dependencies: ["ModelMigration"],
+            dependencies: ["MigrationPolicies", "DataModel", "Mapping"],
             path: "Migrations",
             exclude: ["Contacts"],
             sources: ["Policies"]
@@ -76,6 +87,7 @@ let package = Package(
             name: "MigrateCommands",
             dependencies: [
                 "ModelMigration",
+                "MigrationPolicies",
                 "DataModel",
                 "Mapping",
                 "SQLiteStore",
@@ -96,7 +108,9 @@ let package = Package(
         .executableTarget(name: "DemoData", path: "Sources/DemoData"),
         .target(
             name: "TestSupport",
-            dependencies: ["ModelMigration", "DataModel", "PropertyList", "SQLiteStore", "ScratchFiles"]),
+            dependencies: [
+                "ModelMigration", "MigrationPolicies", "DataModel", "PropertyList", "SQLiteStore", "ScratchFiles",
+            ]),
         .testTarget(name: "DataModelTests", dependencies: ["DataModel", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "SQLiteStoreTests",

@@ -10,17 +10,22 @@ let package = Package(
     products: [.executable(name: "deploy-migrate", targets: ["deploy-migrate"])],
     dependencies: [.package(name: "ModelMigration", path: "../..")],
     targets: [
-        .target(name: "DeployPolicies", dependencies: [.product(name: "ModelMigration", package: "ModelMigration")]),
-        .executableTarget(name: "deploy-migrate", dependencies: [
-            "DeployPolicies",
-            .product(name: "MigrateCommands", package: "ModelMigration"),
-        ]),
+        // The policies need only the policy API, so they build beside the library.
+        .target(name: "DeployPolicies", dependencies: [.product(name: "MigrationPolicies", package: "ModelMigration")]),
+        .executableTarget(
+            name: "deploy-migrate",
+            dependencies: [
+                "DeployPolicies",
+                .product(name: "MigrateCommands", package: "ModelMigration"),
+            ]),
         // The policies' tests: ModelMigration's TestSupport makes the stores.
-        .testTarget(name: "DeployPoliciesTests", dependencies: [
-            "DeployPolicies",
-            .product(name: "ModelMigration", package: "ModelMigration"),
-            .product(name: "TestSupport", package: "ModelMigration"),
-        ]),
+        .testTarget(
+            name: "DeployPoliciesTests",
+            dependencies: [
+                "DeployPolicies",
+                .product(name: "ModelMigration", package: "ModelMigration"),
+                .product(name: "TestSupport", package: "ModelMigration"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,4 @@
-public import ModelMigration
+public import MigrationPolicies
 
 /// The example application's entity migration policies, compiled into the shipped
 /// `migrate`. A deploy package lists its own policies the same way

@@ -1,5 +1,5 @@
 import Foundation
-public import ModelMigration
+public import MigrationPolicies
 
 /// Library 1 → 2 (`Examples/Library`): members become unique by email. The first
 /// member of each email (in key order) stays; every later one is merged into it: it

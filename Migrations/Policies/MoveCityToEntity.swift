@@ -1,6 +1,6 @@
 import DataModel
 import Mapping
-public import ModelMigration
+public import MigrationPolicies
 
 /// Contacts 3 → 4: moves the free-text `Person.city` into a `City` entity, one
 /// per distinct name, and points `Person.livesIn` at it (named by

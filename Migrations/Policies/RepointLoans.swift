@@ -1,5 +1,5 @@
 import Mapping
-public import ModelMigration
+public import MigrationPolicies
 
 /// Library 1 → 2 (`Examples/Library`): each loan is copied, then, in the
 /// relationship stage — after `MergeMembersByEmail` created every member — pointed

@@ -1,5 +1,5 @@
 import DataModel
-public import ModelMigration
+public import MigrationPolicies
 
 /// Contacts 1 → 2: splits `Person.fullName` into `firstName` and `lastName`
 /// (named by `Migrations/Contacts/1-to-2.yaml`). Every other property is copied by

@@ -75,7 +75,7 @@ package struct PolicySkeleton: Sendable {
             "// Port what the Core Data class does, then empty `unwritten`: until it is empty,",
             "// `migrate plan` refuses every hop whose mapping file names this policy, listing it.",
             "import DataModel        // AttributeValue",
-            "import ModelMigration",
+            "import MigrationPolicies",
             "",
             "public struct \(name): EntityMigrationPolicy {",
             "    /// What is left to write; `migrate plan` refuses the hops naming this policy until it is empty.",

@@ -2,6 +2,7 @@ import ArgumentParser
 import DataModel
 import Foundation
 import Mapping
+import MigrationPolicies
 import ModelMigration
 
 /// `migrate diff A B`: the mapping between two versions, or every reason there is none.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DataModel
 import Foundation
+import MigrationPolicies
 import ModelMigration
 
 /// `migrate fleet status STORES…`

@@ -2,6 +2,7 @@ import CoreDataImport
 import DataModel
 import Foundation
 import Mapping
+import MigrationPolicies
 import ModelMigration
 
 /// What import says of each hop and path: inferred, mapped, refused, and why.

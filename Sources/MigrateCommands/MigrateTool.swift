@@ -1,7 +1,8 @@
 import ArgumentParser
 internal import CSignalPipe
 import Foundation
-public import ModelMigration
+public import MigrationPolicies
+import ModelMigration
 import ScratchFiles
 
 /// Runs the `migrate` command line with a set of entity migration policies.

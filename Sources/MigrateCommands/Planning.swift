@@ -2,6 +2,7 @@ import ArgumentParser
 import DataModel
 import Foundation
 import Mapping
+import MigrationPolicies
 import ModelMigration
 import SQLiteStore
 

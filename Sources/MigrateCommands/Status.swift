@@ -1,4 +1,5 @@
 import ArgumentParser
+import MigrationPolicies
 import ModelMigration
 
 /// `migrate status STORE`: is a migration needed, and possible?

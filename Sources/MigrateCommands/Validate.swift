@@ -2,6 +2,7 @@ import ArgumentParser
 import DataModel
 import Foundation
 import Mapping
+import MigrationPolicies
 import ModelMigration
 
 /// `migrate validate [PATH]`: check every version of every model, report all problems.

@@ -1,5 +1,6 @@
 public import DataModel
 import Foundation
+public import MigrationPolicies
 public import ModelMigration
 public import SQLiteStore
 

@@ -1,5 +1,6 @@
 import DataModel
 import Foundation
+import MigrationPolicies
 import PropertyList
 import TestSupport
 import Testing

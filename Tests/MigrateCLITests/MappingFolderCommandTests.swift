@@ -1,4 +1,5 @@
 import Foundation
+import MigrationPolicies
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import DataModel
 import Foundation
+import MigrationPolicies
 import SQLiteStore
 import TestSupport
 import Testing

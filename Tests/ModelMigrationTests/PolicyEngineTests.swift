@@ -1,5 +1,6 @@
 import DataModel
 import Foundation
+import MigrationPolicies
 import Migrations
 import ModelMigration
 import SQLiteStore

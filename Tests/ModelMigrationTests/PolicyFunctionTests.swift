@@ -1,6 +1,7 @@
 import DataModel
 import Foundation
 import Mapping
+import MigrationPolicies
 import Migrations
 import ModelMigration
 import SQLiteStore

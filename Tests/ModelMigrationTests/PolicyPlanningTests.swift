@@ -1,5 +1,6 @@
 import Foundation
 import Mapping
+import MigrationPolicies
 import Migrations
 import ModelMigration
 import TestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import MigrationPolicies
 import Migrations
 import ModelMigration
 import SQLiteStore

@@ -1,4 +1,5 @@
 import DataModel
+import MigrationPolicies
 import ModelMigration
 import TestSupport
 import Testing

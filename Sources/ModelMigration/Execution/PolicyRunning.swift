@@ -1,6 +1,7 @@
 import DataModel
 import Foundation
 import Mapping
+public import MigrationPolicies
 public import SQLiteStore
 
 /// Runs policy steps (`PolicyEngine` does, with a `PolicyCatalog`).

@@ -1,6 +1,7 @@
 public import DataModel
 import Foundation
 import Mapping
+import MigrationPolicies
 public import SQLiteStore
 
 /// Why a store could not be opened for a model.

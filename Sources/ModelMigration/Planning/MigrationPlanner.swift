@@ -1,6 +1,7 @@
 public import DataModel
 import Foundation
 import Mapping
+import MigrationPolicies
 import PropertyList
 public import SQLiteStore
 

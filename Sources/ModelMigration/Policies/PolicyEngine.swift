@@ -1,6 +1,7 @@
 import DataModel
 import Foundation
 import Mapping
+public import MigrationPolicies
 public import SQLiteStore
 
 /// Runs the policy step of a hop with the policies of a catalog, in Core Data's
@@ -46,7 +47,9 @@ public struct PolicyEngine: PolicyRunning {
                 continue
             }
             let manager = try MigrationManager(
-                mapping: mapping, hop: hop, connection: connection, buildTables: invocation.buildTables, reader: reader)
+                mapping: mapping, hopMappings: hop.mapping.entityMappings, destination: hop.destination,
+                destinationLayout: hop.destinationLayout, connection: connection, buildTables: invocation.buildTables,
+                reader: reader)
             runs.append(
                 Run(
                     invocation: invocation, mapping: mapping, manager: manager,

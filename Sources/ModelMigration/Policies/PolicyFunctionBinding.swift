@@ -1,4 +1,5 @@
 import DataModel
+public import MigrationPolicies
 import SQLiteStore
 
 /// Binds the policy functions a step's SQL calls (`PolicyFunctionCall`) to the

@@ -1,6 +1,6 @@
 import DataModel
 import Foundation
-import ModelMigration
+import MigrationPolicies
 
 /// An example policy of a deploy package: lower-cases and trims e-mail addresses
 /// while copying people, and refuses (rolling the whole migration back) when two

@@ -1,7 +1,7 @@
 public import DataModel
 import Foundation
 public import Mapping
-import SQLiteStore
+package import SQLiteStore
 
 /// What a policy works with while it runs (Core Data's `NSMigrationManager`):
 /// the current entity mapping, destination objects with the mapping's values
@@ -15,7 +15,7 @@ public final class MigrationManager {
     /// The destination version of the hop.
     public let destinationVersion: CompiledVersion
     /// Source objects handled so far.
-    public internal(set) var progress: (done: Int64, total: Int64) = (0, 0)
+    public package(set) var progress: (done: Int64, total: Int64) = (0, 0)
 
     let connection: Connection
     let reader: SourceReader
@@ -24,7 +24,7 @@ public final class MigrationManager {
     /// Every entity mapping of the hop (lookups reach across mappings).
     let hopMappings: [EntityMapping]
     /// The source key being handled, for error messages.
-    var currentSourceKey: Int64?
+    package var currentSourceKey: Int64?
     private var nextKeys: [String: Int64] = [:]
     /// Per destination entity: its shape (stored attributes in column order), their
     /// types, and the INSERT, built once. A class, and per attribute only what
@@ -60,17 +60,20 @@ public final class MigrationManager {
     }
     private var fills: (source: ObjectIdentifier, values: [(Int, Fill)], toOne: [(String, String)])?
 
-    init(
-        mapping: EntityMapping, hop: MigrationHop, connection: Connection, buildTables: [String: String],
-        reader: SourceReader? = nil
+    /// A manager for `mapping`, one of `hopMappings`, the entity mappings of a hop
+    /// from `reader`'s version to `destination` (laid out as `destinationLayout`);
+    /// `buildTables` names the tables the hop builds for each destination entity.
+    package init(
+        mapping: EntityMapping, hopMappings: [EntityMapping], destination: CompiledVersion,
+        destinationLayout: StorageLayout, connection: Connection, buildTables: [String: String], reader: SourceReader
     ) throws {
         currentEntityMapping = mapping
-        sourceVersion = hop.source
-        destinationVersion = hop.destination
+        sourceVersion = reader.version
+        destinationVersion = destination
         self.connection = connection
-        self.reader = reader ?? SourceReader(connection: connection, version: hop.source, layout: hop.sourceLayout)
-        hopMappings = hop.mapping.entityMappings
-        destinationLayout = hop.destinationLayout
+        self.reader = reader
+        self.hopMappings = hopMappings
+        self.destinationLayout = destinationLayout
         self.buildTables = buildTables
         try connection.execute(
             """
@@ -264,7 +267,7 @@ public final class MigrationManager {
 
     /// The table a destination entity's rows go to during this hop; only tables
     /// created or rebuilt by the hop take new rows.
-    func physicalTable(for entity: CompiledEntity) throws -> String {
+    package func physicalTable(for entity: CompiledEntity) throws -> String {
         guard let table = destinationLayout.table(forEntity: entity.root), let name = buildTables[table.name] else {
             throw PolicyError(
                 """
@@ -495,7 +498,7 @@ public final class MigrationManager {
     }
 
     /// Reads a destination object inserted earlier in this hop.
-    func destinationObject(entity name: String, key: Int64) throws -> DestinationObject? {
+    package func destinationObject(entity name: String, key: Int64) throws -> DestinationObject? {
         guard let entity = destinationVersion.entity(named: name),
             let table = destinationLayout.table(forEntity: entity.root)
         else { return nil }

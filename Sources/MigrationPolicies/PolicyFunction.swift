@@ -1,5 +1,5 @@
 public import DataModel
-import SQLiteStore
+package import SQLiteStore
 
 /// A method of a policy that a mapping file calls per source object, as Core Data
 /// calls a method of an `NSEntityMigrationPolicy` subclass from
@@ -55,6 +55,12 @@ public struct PolicyArguments {
     static let offset = 1
     /// The types of the arguments, as the mapping file's expressions have them.
     let types: [AttributeType?]
+
+    /// The arguments of one call of the SQL function bound to a policy function.
+    package init(values: SQLFunctionArguments, types: [AttributeType?]) {
+        self.values = values
+        self.types = types
+    }
 
     /// How many arguments the selector takes.
     public var count: Int { values.count - Self.offset }

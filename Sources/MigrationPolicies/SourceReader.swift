@@ -1,12 +1,12 @@
-import DataModel
-import SQLiteStore
+package import DataModel
+package import SQLiteStore
 
 /// Reads source objects of a hop from the store's old tables, with prepared
 /// statements reused for every row.
-final class SourceReader {
-    let connection: Connection
-    let version: CompiledVersion
-    let layout: StorageLayout
+package final class SourceReader {
+    package let connection: Connection
+    package let version: CompiledVersion
+    package let layout: StorageLayout
 
     /// Per entity: where its values are in a `SELECT *` row of its table (all rows of
     /// one table have the same columns), worked out once instead of per row. A class:
@@ -26,7 +26,7 @@ final class SourceReader {
     private var shapes: [String: RowShape] = [:]
     private var numbers: [Int: String] = [:]
 
-    init(connection: Connection, version: CompiledVersion, layout: StorageLayout) {
+    package init(connection: Connection, version: CompiledVersion, layout: StorageLayout) {
         self.connection = connection
         self.version = version
         self.layout = layout
@@ -47,10 +47,10 @@ final class SourceReader {
     }
 
     /// True when a policy read an unknown name since the manager last looked.
-    var hasUnknownReads: Bool { !unknownReads.isEmpty }
+    package var hasUnknownReads: Bool { !unknownReads.isEmpty }
 
     /// The unknown reads so far, forgetting them.
-    func takeUnknownReads() -> [String] {
+    package func takeUnknownReads() -> [String] {
         defer { unknownReads = [] }
         return unknownReads
     }
@@ -159,7 +159,7 @@ final class SourceReader {
     }
 
     /// Streams the objects of exactly `entity` (not its subentities) in key order.
-    func forEach(_ entity: String, _ body: (SourceObject) throws -> Void) throws {
+    package func forEach(_ entity: String, _ body: (SourceObject) throws -> Void) throws {
         guard let compiled = version.entity(named: entity), let table = layout.table(forEntity: compiled.root),
             let number = layout.entityNumbers[entity]
         else { return }
