@@ -114,8 +114,16 @@ extension GlobalOptions {
         do {
             return try body(interruption.cancellation)
         } catch {
-            guard let signal = interruption.signal else { throw error }
+            // A store the guarded write could not prove unchanged (a journal it could
+            // not remove) is said as such, as apply says it, not as a clean rollback.
+            guard let signal = interruption.signal, !Self.leftUnproven(error) else { throw error }
             throw fail("interrupted: rolled back, the store is unchanged", .interrupted(signal: signal))
         }
+    }
+
+    /// Whether `error` says a failed write could not be proven to have left the store
+    /// unchanged (`load`'s guarded write, or a request's).
+    static func leftUnproven(_ error: any Error) -> Bool {
+        error is UnprovenWrite || (error as? RequestError)?.isUnproven == true
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ModelMigration
+import SQLiteStore
 import Testing
 
 @testable import MigrateCommands
@@ -16,6 +17,20 @@ import Testing
         } catch {
             return error
         }
+    }
+
+    /// A signal during `load`, `update` or `delete` is said as a clean rollback only
+    /// when the guarded write proved the store unchanged; a write it could not prove
+    /// (a journal it could not remove) keeps its own failure, as `apply` does.
+    @Test func aSignalIsACleanRollbackOnlyOverAProvenStore() {
+        #expect(GlobalOptions.leftUnproven(UnprovenWrite(kind: .unproven, message: "s.sqlite: not proven")))
+        #expect(GlobalOptions.leftUnproven(UnprovenWrite(kind: .replaced, message: "s.sqlite: replaced")))
+        var request = RequestError(.failed, "s.sqlite: not proven")
+        #expect(!GlobalOptions.leftUnproven(request))
+        request.isUnproven = true
+        #expect(GlobalOptions.leftUnproven(request))
+        #expect(!GlobalOptions.leftUnproven(MigrationError(kind: .interrupted, message: "interrupted")))
+        #expect(!GlobalOptions.leftUnproven(StoreError(.interrupted, "interrupted")))
     }
 
     @Test func aUsageErrorIsTheUsageOutcomeWithArgumentParsersText() throws {

@@ -120,7 +120,9 @@ extension StoreRequests {
             }
         } catch let error as UnprovenWrite {
             // The store could not be proven unchanged: said in the request's terms.
-            throw RequestError(.failed, "\(error)")
+            var failure = RequestError(.failed, "\(error)")
+            failure.isUnproven = true
+            throw failure
         }
     }
 

@@ -18,6 +18,10 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
     public var kind: Kind
     /// For people: `subject: detail`, with the text and a caret for predicates.
     public var message: String
+    /// Whether the request's write failed and the store could not be proven unchanged
+    /// afterwards (the guarded write's proof): a signal must not be reported as a
+    /// clean rollback over it.
+    package var isUnproven = false
 
     /// Creates an error.
     public init(_ kind: Kind, _ message: String) {

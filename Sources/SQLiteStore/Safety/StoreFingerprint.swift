@@ -167,5 +167,10 @@ package struct UnprovenWrite: Error, CustomStringConvertible {
     package var kind: Kind
     package var message: String
 
+    package init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
     package var description: String { message }
 }
