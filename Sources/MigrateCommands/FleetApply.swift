@@ -18,7 +18,10 @@ struct FleetApply: MigrateCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-    @OptionGroup var fleet: FleetOptions
+    @OptionGroup var selection: FleetStores
+    @OptionGroup var planning: PlanningFlags
+    /// The stores and the planning flags (sibling groups, not one nested group: see `Plan`).
+    var fleet: FleetOptions { FleetOptions(selection: selection, planning: planning) }
 
     @Option(
         name: .long, help: ArgumentHelp("Stores migrated at a time (default: the number of cores).", valueName: "n"))
@@ -30,6 +33,7 @@ struct FleetApply: MigrateCommand {
     @OptionGroup var gate: DestructiveGate
 
     func validate() throws {
+        try fleet.validate()
         if jobs < 1 { throw ValidationError("--jobs must be 1 or more") }
         if gate.failOnDestructive && fleet.storesFrom.contains("-") {
             throw ValidationError(

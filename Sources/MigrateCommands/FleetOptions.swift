@@ -5,14 +5,16 @@ import Mapping
 import ModelMigration
 
 /// Where a fleet's stores come from, and which of them this process takes, with the
-/// flags that shape each store's plan (`fleet status|plan|apply`).
-struct FleetOptions: ParsableArguments {
-    @OptionGroup var selection: FleetStores
+/// flags that shape each store's plan (`fleet status|plan|apply`): the commands' two
+/// sibling option groups, `FleetStores` and `PlanningFlags`, read together.
+struct FleetOptions {
+    var selection: FleetStores
 
     /// The flags that shape each store's plan, as `plan`'s (a store whose path
     /// cannot be followed counts as no path, exit 4).
-    @OptionGroup var planning: PlanningFlags
+    var planning: PlanningFlags
 
+    /// Called first by each command's `validate()`.
     func validate() throws {
         if selection.isEmpty { throw ValidationError("give the stores: paths, folders or --stores-from FILE") }
     }

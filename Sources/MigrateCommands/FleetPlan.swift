@@ -16,7 +16,10 @@ struct FleetPlan: MigrateCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-    @OptionGroup var fleet: FleetOptions
+    @OptionGroup var selection: FleetStores
+    @OptionGroup var planning: PlanningFlags
+    /// The stores and the planning flags (sibling groups, not one nested group: see `Plan`).
+    var fleet: FleetOptions { FleetOptions(selection: selection, planning: planning) }
 
     @Flag(name: .long, help: "Show each step's SQL and each check.")
     var sql = false
@@ -26,7 +29,10 @@ struct FleetPlan: MigrateCommand {
     @Option(name: .long, help: ArgumentHelp("Stores read at a time (default: the number of cores).", valueName: "n"))
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    func validate() throws { if jobs < 1 { throw ValidationError("--jobs must be 1 or more") } }
+    func validate() throws {
+        try fleet.validate()
+        if jobs < 1 { throw ValidationError("--jobs must be 1 or more") }
+    }
 
     func run() throws {
         let planner = try global.fleetPlanner(fleet.planning.options())

@@ -6,8 +6,8 @@ import MigrationPolicies
 import ModelMigration
 import SQLiteStore
 
-/// Options of the commands that plan one store: the store, the target version and
-/// the planning flags.
+/// Options of the commands that plan one store: the store and the target version
+/// (the planning flags are `PlanningFlags`, a sibling group of each command).
 struct PlanOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("The store.", valueName: "store"))
     var store: String
@@ -16,11 +16,18 @@ struct PlanOptions: ParsableArguments {
         name: .long, help: ArgumentHelp("The target version (default: the current, highest version).", valueName: "n"))
     var to: Int?
 
-    @OptionGroup var planning: PlanningFlags
+}
 
-    /// The planner's settings, built once: `plan`, `apply` and `status` given the
-    /// same options plan with exactly these.
-    var planningOptions: PlanningOptions { planning.options(target: to) }
+/// A command that plans one store (`plan`, `apply`, `status`): its planner's settings
+/// are built here, once, so that the three plan with exactly the same settings.
+protocol PlansOneStore {
+    var options: PlanOptions { get }
+    var planning: PlanningFlags { get }
+}
+
+extension PlansOneStore {
+    /// The planner's settings for the command's flags.
+    var planningOptions: PlanningOptions { planning.options(target: options.to) }
 }
 
 /// The flags that shape a plan, the same for `plan`, `apply`, `status` and the

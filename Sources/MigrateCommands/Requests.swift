@@ -17,7 +17,9 @@ extension GlobalOptions {
         // hide the answer (exit 3, migrate first) behind exit 4.
         let plan: MigrationPlan
         do {
-            plan = try storeRun(options.planningOptions, checkingPolicies: false).plan(path, timeout: timeout).plan
+            plan = try storeRun(try PlanningFlags.parse([]).options(target: options.to), checkingPolicies: false).plan(
+                path, timeout: timeout
+            ).plan
         } catch {
             throw fail((error as? PlanningFailure) ?? Self.planningFailure(Outcome(error)))
         }

@@ -31,18 +31,18 @@ import Testing
         let apply = try Apply.parse(Self.arguments(f, store) + ["--timeout", "7", "--dry-run"])
         let status = try Status.parse(Self.arguments(f, store))
         #expect(
-            plan.options.planningOptions
+            plan.planningOptions
                 == PlanningOptions(
                     target: 2, path: .chain, removesDanglingReferences: true,
                     exactCounts: true, verify: true))
-        #expect(apply.options.planningOptions == plan.options.planningOptions)
-        #expect(status.options.planningOptions == plan.options.planningOptions)
+        #expect(apply.planningOptions == plan.planningOptions)
+        #expect(status.planningOptions == plan.planningOptions)
 
         // The one store run both commands build from their flags plans the same value.
         let planned = try Self.encoded(
-            plan.global.storeRun(plan.options.planningOptions, gate: plan.gate).plan(f.path(store), timeout: 5).plan)
+            plan.global.storeRun(plan.planningOptions, gate: plan.gate).plan(f.path(store), timeout: 5).plan)
         let applied = try Self.encoded(
-            apply.global.storeRun(apply.options.planningOptions, gate: apply.gate).plan(
+            apply.global.storeRun(apply.planningOptions, gate: apply.gate).plan(
                 f.path(store), timeout: apply.timeout
             ).plan)
         #expect(planned == applied)
