@@ -17,9 +17,8 @@ extension GlobalOptions {
         // hide the answer (exit 3, migrate first) behind exit 4.
         let plan: MigrationPlan
         do {
-            plan = try storeRun(try PlanningFlags.parse([]).options(target: options.to), checkingPolicies: false).plan(
-                path, timeout: timeout
-            ).plan
+            let planning = try PlanningFlags.parse([]).options(target: options.to)
+            plan = try storeRun(planning, checkingPolicies: false).plan(path, timeout: timeout).plan
         } catch {
             throw fail((error as? PlanningFailure) ?? Self.planningFailure(Outcome(error)))
         }
