@@ -20,7 +20,7 @@ struct FleetApply: MigrateCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var selection: FleetStores
     @OptionGroup var planning: PlanningFlags
-    /// The stores and the planning flags (sibling groups, not one nested group: see `Plan`).
+    /// The stores and the planning flags (sibling groups, not one nested group: `PlansOneStore`).
     var fleet: FleetOptions { FleetOptions(selection: selection, planning: planning) }
 
     @Option(

@@ -18,7 +18,7 @@ struct FleetPlan: MigrateCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var selection: FleetStores
     @OptionGroup var planning: PlanningFlags
-    /// The stores and the planning flags (sibling groups, not one nested group: see `Plan`).
+    /// The stores and the planning flags (sibling groups, not one nested group: `PlansOneStore`).
     var fleet: FleetOptions { FleetOptions(selection: selection, planning: planning) }
 
     @Flag(name: .long, help: "Show each step's SQL and each check.")

@@ -17,7 +17,7 @@ struct FleetStatus: MigrateCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var selection: FleetStores
     @OptionGroup var planning: PlanningFlags
-    /// The stores and the planning flags (sibling groups, not one nested group: see `Plan`).
+    /// The stores and the planning flags (sibling groups, not one nested group: `PlansOneStore`).
     var fleet: FleetOptions { FleetOptions(selection: selection, planning: planning) }
 
     @Option(name: .long, help: ArgumentHelp("Stores read at a time (default: the number of cores).", valueName: "n"))

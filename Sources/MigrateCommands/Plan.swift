@@ -18,9 +18,6 @@ struct Plan: MigrateCommand, PlansOneStore {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var options: PlanOptions
-    // A sibling of `options`, not nested in it: argument-parser's debug builds check
-    // every nested group again at each level, which made a debug `plan` 3 times slower
-    // to start (Docs/Development.md "Option groups").
     @OptionGroup var planning: PlanningFlags
 
     @Flag(name: .long, help: "Show the SQL of every step.")

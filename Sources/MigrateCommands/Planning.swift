@@ -20,6 +20,9 @@ struct PlanOptions: ParsableArguments {
 
 /// A command that plans one store (`plan`, `apply`, `status`): its planner's settings
 /// are built here, once, so that the three plan with exactly the same settings.
+/// `planning` is a sibling option group of `options`, not nested in it: argument-parser's
+/// debug builds check a nested group again at every level, which made a debug `plan`
+/// three times slower to start (Docs/Development.md "Option groups").
 protocol PlansOneStore {
     var options: PlanOptions { get }
     var planning: PlanningFlags { get }

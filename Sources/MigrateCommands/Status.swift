@@ -14,9 +14,6 @@ struct Status: MigrateCommand, PlansOneStore {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var options: PlanOptions
-    // A sibling of `options`, not nested in it: argument-parser's debug builds check
-    // every nested group again at each level, which made a debug `plan` 3 times slower
-    // to start (Docs/Development.md "Option groups").
     @OptionGroup var planning: PlanningFlags
 
     /// `status --json`: the answer, whatever it is. `status` is the outcome's word
