@@ -6,35 +6,53 @@ import Testing
 /// stderr, or a `progress` event on stdout with `--json`, while it waits for a slow
 /// producer; `--no-progress` says nothing.
 @Suite struct LoadProgressTests {
-    /// Runs `load` with stdin from a producer that writes one person, waits, then
-    /// another; returns (status, stdout, stderr).
-    private func slowLoad(_ f: CLIFixture, _ store: String, _ options: [String]) throws -> (Int32, String, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandRunner.migratePath)
-        process.arguments = ["load"] + f.models + [store, "Person", "-"] + options
-        process.currentDirectoryURL = URL(fileURLWithPath: f.directory.path)
-        let input = Pipe(), out = Pipe(), err = Pipe()
-        process.standardInput = input
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        try input.fileHandleForWriting.write(
-            contentsOf: Data(#"{"firstName":"Ann","lastName":"Lee","email":"a@x","age":3}"#.utf8 + [10]))
+    /// Runs `load` once per set of `options`, all at once (one wait for all), with
+    /// stdin from a producer that writes one person, waits, then another; returns
+    /// (status, stdout, stderr) per run.
+    private func slowLoads(_ f: CLIFixture, _ stores: [String], _ options: [[String]]) throws -> [(
+        Int32, String, String
+    )] {
+        var runs: [(process: Process, input: Pipe, out: Pipe, err: Pipe)] = []
+        for (store, options) in zip(stores, options) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CommandRunner.migratePath)
+            process.arguments = ["load"] + f.models + [store, "Person", "-"] + options
+            process.currentDirectoryURL = URL(fileURLWithPath: f.directory.path)
+            let input = Pipe(), out = Pipe(), err = Pipe()
+            process.standardInput = input
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            try input.fileHandleForWriting.write(
+                contentsOf: Data(#"{"firstName":"Ann","lastName":"Lee","email":"a@x","age":3}"#.utf8 + [10]))
+            runs.append((process, input, out, err))
+        }
         Thread.sleep(forTimeInterval: 3.4)
-        try input.fileHandleForWriting.write(
-            contentsOf: Data(#"{"firstName":"Bo","lastName":"Ng","email":"b@x","age":4}"#.utf8 + [10]))
-        try input.fileHandleForWriting.close()
-        let stdout = String(decoding: (try? out.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
-        let stderr = String(decoding: (try? err.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, stdout, stderr)
+        return try runs.map { run in
+            try run.input.fileHandleForWriting.write(
+                contentsOf: Data(#"{"firstName":"Bo","lastName":"Ng","email":"b@x","age":4}"#.utf8 + [10]))
+            try run.input.fileHandleForWriting.close()
+            let stdout = String(decoding: (try? run.out.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
+            let stderr = String(decoding: (try? run.err.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
+            run.process.waitUntilExit()
+            return (run.process.terminationStatus, stdout, stderr)
+        }
     }
 
-    @Test func aLineOnStderrWhileWaiting() throws {
+    /// The three ways to run it in one test, so that the suite waits for the slow
+    /// producer once, not three times.
+    @Test func progressWhileWaitingForInput() throws {
         let f = try CLIFixture()
         defer { f.remove() }
-        let store = try f.createContacts(version: 3)
-        let (status, stdout, stderr) = try slowLoad(f, store, [])
+        let stores = try ["a.sqlite", "b.sqlite", "c.sqlite"].map { try f.createContacts($0, version: 3) }
+        let runs = try slowLoads(f, stores, [[], ["--json"], ["--no-progress"]])
+        aLineOnStderrWhileWaiting(stores[0], runs[0])
+        try progressEventsWithJSON(stores[1], runs[1])
+        noProgressSaysNothing(stores[2], runs[2])
+    }
+
+    func aLineOnStderrWhileWaiting(_ store: String, _ run: (Int32, String, String)) {
+        let (status, stdout, stderr) = run
         #expect(status == 0, "\(stderr)")
         #expect(stdout == "loaded 2 Person objects into \(store)\n")
         let lines = stderr.split(separator: "\n")
@@ -43,11 +61,8 @@ import Testing
         #expect(lines.allSatisfy { $0.hasPrefix("load: 1 lines") }, "\(stderr)")
     }
 
-    @Test func progressEventsWithJSON() throws {
-        let f = try CLIFixture()
-        defer { f.remove() }
-        let store = try f.createContacts(version: 3)
-        let (status, stdout, stderr) = try slowLoad(f, store, ["--json"])
+    func progressEventsWithJSON(_ store: String, _ run: (Int32, String, String)) throws {
+        let (status, stdout, stderr) = run
         #expect(status == 0, "\(stderr)")
         #expect(stderr == "")
         let events = stdout.split(separator: "\n").filter { $0.hasPrefix(#"{"bytes":"#) }
@@ -66,11 +81,8 @@ import Testing
             "\(stdout)")
     }
 
-    @Test func noProgressSaysNothing() throws {
-        let f = try CLIFixture()
-        defer { f.remove() }
-        let store = try f.createContacts(version: 3)
-        let (status, stdout, stderr) = try slowLoad(f, store, ["--no-progress"])
+    func noProgressSaysNothing(_ store: String, _ run: (Int32, String, String)) {
+        let (status, stdout, stderr) = run
         #expect(status == 0, "\(stderr)")
         #expect(stdout == "loaded 2 Person objects into \(store)\n")
         #expect(stderr == "")
