@@ -106,10 +106,9 @@ package enum ScratchFile {
     /// that cannot be listed has nothing this run can clean.
     @discardableResult
     package static func sweep(folder: String) -> [Removed] {
-        let listed = folder.isEmpty ? "." : folder
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: listed) else { return [] }
+        guard let names = scratchNames(in: folder.isEmpty ? "." : folder) else { return [] }
         var removed: [Removed] = []
-        for name in names.sorted() where name.contains(marker) {
+        for name in names {
             guard let owner = owner(ofName: name),
                 ownerIsGone(pid: owner.pid, start: owner.start, namespace: owner.namespace)
             else {
@@ -128,6 +127,41 @@ package enum ScratchFile {
         }
         if !removed.isEmpty { record.withLock { $0.append(contentsOf: removed) } }
         return removed
+    }
+
+    /// The names in `folder` that hold the marker, sorted; nil when it cannot be read.
+    ///
+    /// Every command sweeps the temporary folder, which on a server holds thousands of
+    /// entries: a name is looked at as the bytes `readdir` gives, and only one holding
+    /// the marker becomes a `String`.
+    private static func scratchNames(in folder: String) -> [String]? {
+        guard let directory = opendir(folder) else { return nil }
+        defer { closedir(directory) }
+        let pattern = Array(marker.utf8)
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw -> String? in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                let length = bytes.firstIndex(of: 0) ?? bytes.count
+                guard contains(pattern, in: UnsafeBufferPointer(rebasing: bytes[..<length])) else { return nil }
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<length]), as: UTF8.self)
+            }
+            if let name { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// Whether `bytes` holds `pattern` (a few bytes, in a short name).
+    private static func contains(_ pattern: [UInt8], in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = pattern.first, bytes.count >= pattern.count else { return false }
+        var index = 0
+        while index <= bytes.count - pattern.count {
+            if bytes[index] == first && pattern.indices.allSatisfy({ bytes[index + $0] == pattern[$0] }) {
+                return true
+            }
+            index += 1
+        }
+        return false
     }
 
     /// Sweeps the folder `path` lies in (``sweep(folder:)``).
