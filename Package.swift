@@ -128,7 +128,9 @@ let package = Package(
             dependencies: ["JSONLines", "ModelMigration", "DataModel", "SQLiteStore", "TestSupport"]),
         .testTarget(
             name: "MigrateCLITests",
-            dependencies: ["MigrateCommands", "ModelMigration", "CoreDataImport", "JSONLines", "TestSupport"]),
+            dependencies: [
+                "MigrateCommands", "Migrations", "ModelMigration", "CoreDataImport", "JSONLines", "TestSupport",
+            ]),
         .testTarget(
             name: "CoreDataImportTests",
             dependencies: ["CoreDataImport", "DataModel", "Mapping", "PropertyList", "TestSupport"]),

@@ -68,7 +68,7 @@ struct CommandEnding: Error {
         let text = command.message(for: error).trimmingCharacters(in: .whitespacesAndNewlines)
         let firstLine = text.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? text
         let message = firstLine.hasPrefix("Error: ") ? String(firstLine.dropFirst(7)) : firstLine
-        let full = command.fullMessage(for: error)
+        let full = command.fullMessage(for: error, columns: Invocation.current.columns)
         return CommandEnding(
             Outcome(.usage, message.isEmpty ? Outcome.Kind.usage.meaning : message), rendered: full, json: json)
     }

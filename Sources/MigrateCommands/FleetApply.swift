@@ -49,7 +49,7 @@ struct FleetApply: MigrateCommand {
         /// Every JSON record names the run, which `fleet restore --log … --run ID` undoes.
         let id = FleetLog.newRunID()
         /// The process's start: the run's time includes starting and planning.
-        let started = MigrateTool.started
+        let started = Invocation.current.started
         let stop: FleetStop
         let signals: FleetSignals
         let excluded: [String]

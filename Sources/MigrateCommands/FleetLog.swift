@@ -40,7 +40,7 @@ struct FleetLog {
     /// Reads the log at `path` (`-`: standard input), given up when `stop` stops the
     /// run: a writer that keeps a pipe open must not hold a stopped run.
     init(path: String, stop: FleetStop? = nil) throws {
-        var lines = LineReader(path: path, stop: stop)
+        var lines = LineReader(path: path, stop: stop, standardInput: Invocation.current.input)
         var index: [String: Int] = [:]
         while let line = lines.next() {
             guard !line.allSatisfy({ $0 == " " }) else { continue }

@@ -133,7 +133,7 @@ struct FleetRestore: MigrateCommand {
         }
         progress.finish()
         var done = tally.withLock { $0 }
-        done.seconds = (Date().timeIntervalSince(MigrateTool.started) * 1000).rounded() / 1000
+        done.seconds = (Date().timeIntervalSince(Invocation.current.started) * 1000).rounded() / 1000
         try finish(done, signal: stop.stoppedWork ? signals.received : nil, run: id, undoes: chosen?.id)
     }
 

@@ -45,7 +45,7 @@ struct FleetStores: ParsableArguments {
         }
         if let shards {
             guard shards >= 1 else { throw ValidationError("--shards must be 1 or more") }
-            guard let text = ProcessInfo.processInfo.environment["JOB_COMPLETION_INDEX"] else {
+            guard let text = Invocation.current.environment["JOB_COMPLETION_INDEX"] else {
                 throw ValidationError(
                     "--shards \(shards): JOB_COMPLETION_INDEX is not set (give --shard I/N outside an Indexed Job)")
             }
@@ -59,7 +59,7 @@ struct FleetStores: ParsableArguments {
     /// The shard this process takes, if any.
     var selectedShard: FleetShard? {
         if let shard { return FleetShard(parsing: shard) }
-        if let shards, let text = ProcessInfo.processInfo.environment["JOB_COMPLETION_INDEX"], let index = Int(text) {
+        if let shards, let text = Invocation.current.environment["JOB_COMPLETION_INDEX"], let index = Int(text) {
             return FleetShard(index: index, count: shards)
         }
         return nil
@@ -67,9 +67,11 @@ struct FleetStores: ParsableArguments {
 
     /// The stores, listed lazily.
     func list(excluding excluded: [String] = []) -> FleetStoreList {
-        FleetStoreList(
+        var list = FleetStoreList(
             sources: stores.map { .path($0) } + storesFrom.map { .listFile($0) }, pattern: pattern,
             excludedFolders: excluded, shard: selectedShard)
+        list.standardInput = Invocation.current.input
+        return list
     }
 
     /// How many stores the list holds (a first walk, for progress), unless it

@@ -69,7 +69,7 @@ struct Load: MigrateCommand {
         // The file is read as it is loaded, a chunk at a time; its first chunk is
         // read before the store is opened: a file that cannot be read leaves the
         // store untouched, and is never taken for an empty one.
-        let descriptor = file == "-" ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC)
+        let descriptor = file == "-" ? Invocation.current.input : open(file, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw unreadable(String(cString: strerror(errno))) }
         defer { if file != "-" { close(descriptor) } }
         let reader = JSONLinesReader(fileDescriptor: descriptor)

@@ -15,11 +15,8 @@ import ScratchFiles
 /// MigrateTool.main(policies: PolicyCatalog([SplitFullName.self]))
 /// ```
 public enum MigrateTool {
-    /// The policies mapping files may name. Set once by `main(policies:)` before
-    /// any command runs and only read afterwards, hence `nonisolated(unsafe)`.
-    nonisolated(unsafe) public private(set) static var policies = PolicyCatalog([])
-    /// When the process started: a fleet run's `tally.seconds` counts from here.
-    nonisolated(unsafe) static var started = Date()
+    /// The policies mapping files may name: those of the run this thread works for.
+    public static var policies: PolicyCatalog { Invocation.current.policies }
 
     /// Parses the process's arguments, runs the command and exits with its code.
     public static func main(policies: PolicyCatalog) -> Never {
@@ -28,8 +25,6 @@ public enum MigrateTool {
         // run's watcher instead of killing it with no word (fleet trial: SIGTERM in
         // the first 0.2 s). Other commands get the default actions back once parsed.
         mm_signal_early_capture()
-        started = Date()
-        self.policies = policies
         // A file-size limit (`ulimit -f`) is a full disk for our purposes: the write
         // fails (EFBIG), SQLite rolls back and the command says so, instead of
         // SIGXFSZ killing the process halfway with a hot journal beside the store.
@@ -39,39 +34,76 @@ public enum MigrateTool {
         // stream still open; SIGPIPE's default action would instead kill the process
         // inside its transaction, leaving a hot journal and no word.
         signal(SIGPIPE, SIG_IGN)
-        // What a killed run left in the temporary folder (a private copy made to read a
-        // store, an import's scratch folder) is removed by whichever command runs next.
-        ScratchFile.sweep(folder: ScratchFile.temporaryFolder)
-        // The tool's version, for the root command alone (see `Migrate.configuration`).
-        if Array(CommandLine.arguments.dropFirst()) == ["--version"] {
-            print(ToolVersion.number)
-            exit(0)
-        }
-        var command: (any ParsableCommand)?
-        do {
-            command = try Migrate.parseAsRoot()
-            if !(command is FleetApply || command is FleetRestore) { mm_signal_early_release() }
-            try command?.run()
-        } catch {
-            // The one place every error is said: a command's ending, argument-parser's
-            // usage errors (with `--json` the error object on stdout too, Docs/JSON.md),
-            // anything else through its outcome; help as argument-parser prints it.
-            let json =
-                (command as? any MigrateCommand)?.global.json ?? CommandLine.arguments.dropFirst().contains("--json")
-            guard let ending = CommandEnding.of(error, command: Migrate.self, json: json) else {
-                Output.reportRemovedScratch()
-                Migrate.exit(withError: error)
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        exit(
+            run(arguments, in: Invocation(policies: policies)) { command in
+                if !(command is FleetApply || command is FleetRestore) { mm_signal_early_release() }
+            })
+    }
+
+    /// Runs the tool on `arguments` (without the program's name) as `invocation`, on
+    /// the calling thread, and returns the exit code; nothing exits the process. The
+    /// CLI's tests run commands so, in process, each with streams of its own.
+    ///
+    /// What a run in process shares with the others: the working folder (relative
+    /// paths are the process's; a caller wanting its own gives the thread one), the
+    /// signal actions and the process's locks, hence `main`'s own run for everything a
+    /// deploy script meets.
+    package static func run(_ arguments: [String], in invocation: Invocation) -> Int32 {
+        run(arguments, in: invocation) { _ in }
+    }
+
+    /// ``run(_:in:)``, calling `parsed` with the command once parsed (`main` puts the
+    /// signals' default actions back there).
+    private static func run(
+        _ arguments: [String], in invocation: Invocation, parsed: (any ParsableCommand) -> Void
+    ) -> Int32 {
+        invocation.enter {
+            // What a killed run left in the temporary folder (a private copy made to
+            // read a store, an import's scratch folder) is removed by whichever command
+            // runs next.
+            ScratchFile.sweep(folder: ScratchFile.temporaryFolder)
+            // The tool's version, for the root command alone (see `Migrate.configuration`).
+            if arguments == ["--version"] {
+                Output.out(ToolVersion.number)
+                return 0
             }
-            Output.render(ending)
-            // The removals are said after the failure, as after a success.
+            var command: (any ParsableCommand)?
+            do {
+                command = try Migrate.parseAsRoot(arguments)
+                if let command { parsed(command) }
+                try command?.run()
+            } catch {
+                // The one place every error is said: a command's ending, argument-parser's
+                // usage errors (with `--json` the error object on stdout too, Docs/JSON.md),
+                // anything else through its outcome; help as argument-parser prints it.
+                let json = (command as? any MigrateCommand)?.global.json ?? arguments.contains("--json")
+                return end(with: error, json: json)
+            }
+            return Output.finish()
+        }
+    }
+
+    /// Says how a run that threw ended and gives its exit code.
+    private static func end(with error: any Error, json: Bool) -> Int32 {
+        guard let ending = CommandEnding.of(error, command: Migrate.self, json: json) else {
+            // Help, and a clean exit: said as argument-parser says them.
+            let text = Migrate.fullMessage(for: error, columns: Invocation.current.columns)
+            let code = Migrate.exitCode(for: error).rawValue
+            if !text.isEmpty {
+                if code == ExitCode.success.rawValue { Output.write(text + "\n") } else { Output.errRaw(text + "\n") }
+            }
             Output.reportRemovedScratch()
-            // A failure's exit code stands; what stdout lost is said on stderr too
-            // (`fleet apply --json | head -1` with a failed store said nothing at all).
-            if let lost = Output.stdoutFailure {
-                Output.err("warning: standard output could not be written (\(lost)); what it received is incomplete")
-            }
-            exit(ending.exitCode)
+            return code
         }
-        exit(Output.finish())
+        Output.render(ending)
+        // The removals are said after the failure, as after a success.
+        Output.reportRemovedScratch()
+        // A failure's exit code stands; what stdout lost is said on stderr too
+        // (`fleet apply --json | head -1` with a failed store said nothing at all).
+        if let lost = Output.stdoutFailure {
+            Output.err("warning: standard output could not be written (\(lost)); what it received is incomplete")
+        }
+        return ending.exitCode
     }
 }

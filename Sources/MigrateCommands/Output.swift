@@ -21,27 +21,27 @@ import ScratchFiles
 /// `FileHandle.write(_:)` does, after a command's work is done: the first failure is
 /// kept, later output to that stream is dropped, and ``finish()`` reports it.
 enum Output {
-    /// What the writes have met so far; fleet workers write from several threads.
-    private struct State {
-        var stdoutFailure: String?
-        var stderrFailed = false
-        var outputIsTheProduct = false
-    }
-    private static let state = Locked(State())
+    /// The run writing, with its streams and what its writes have met so far.
+    private static var run: Invocation { Invocation.current }
 
     /// Why standard output could not be written, once it could not.
-    static var stdoutFailure: String? { state.withLock { $0.stdoutFailure } }
+    static var stdoutFailure: String? { run.outputState.withLock { $0.stdoutFailure } }
     /// Set by commands whose product is their output (`dump`, `fetch`): a lost
     /// write then fails the command instead of leaving a short file behind exit 0.
     static var outputIsTheProduct: Bool {
-        get { state.withLock { $0.outputIsTheProduct } }
-        set { state.withLock { $0.outputIsTheProduct = newValue } }
+        get { run.outputState.withLock { $0.outputIsTheProduct } }
+        set { run.outputState.withLock { $0.outputIsTheProduct = newValue } }
+    }
+
+    /// The two streams a run writes.
+    private enum Stream {
+        case output, errors
     }
 
     /// Keeps the first failure of stdout's writes (the later ones only repeat it).
-    private static func failed(_ fd: Int32, _ reason: String) {
-        state.withLock { state in
-            if fd != 1 {
+    private static func failed(_ stream: Stream, _ reason: String, in run: Invocation) {
+        run.outputState.withLock { state in
+            if stream == .errors {
                 state.stderrFailed = true
             } else if state.stdoutFailure == nil {
                 state.stdoutFailure = reason
@@ -49,14 +49,18 @@ enum Output {
         }
     }
 
-    private static func emit(_ text: String, to fd: Int32) {
-        guard state.withLock({ fd == 1 ? $0.stdoutFailure == nil : !$0.stderrFailed }) else { return }
+    private static func emit(_ text: String, to stream: Stream) {
+        let run = self.run
+        guard run.outputState.withLock({ stream == .output ? $0.stdoutFailure == nil : !$0.stderrFailed }) else {
+            return
+        }
+        let fd = stream == .output ? run.output : run.errors
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let n = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else {
-                failed(fd, String(cString: strerror(errno)))
+                failed(stream, String(cString: strerror(errno)), in: run)
                 return
             }
             bytes = bytes.dropFirst(n)
@@ -64,24 +68,25 @@ enum Output {
     }
 
     static func out(_ text: String) {
-        emit(text.hasSuffix("\n") ? text : text + "\n", to: 1)
+        emit(text.hasSuffix("\n") ? text : text + "\n", to: .output)
     }
 
     /// Writes text as it is (no newline added).
     static func write(_ text: String) {
-        if !text.isEmpty { emit(text, to: 1) }
+        if !text.isEmpty { emit(text, to: .output) }
     }
 
     /// Writes bytes to stdout as they are, all of them (a pipe may take a part at a time).
     /// A failed write is kept as `emit`'s are (reported by ``finish()``).
     static func writeBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard stdoutFailure == nil, var next = bytes.baseAddress else { return }
+        let run = self.run
+        guard run.outputState.withLock({ $0.stdoutFailure == nil }), var next = bytes.baseAddress else { return }
         var left = bytes.count
         while left > 0 {
-            let n = systemWrite(STDOUT_FILENO, next, left)
+            let n = systemWrite(run.output, next, left)
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else {
-                failed(1, String(cString: strerror(errno)))
+                failed(.output, String(cString: strerror(errno)), in: run)
                 return
             }
             next += n
@@ -91,11 +96,11 @@ enum Output {
 
     /// Writes to stderr as it is (progress lines).
     static func errRaw(_ text: String) {
-        emit(text, to: 2)
+        emit(text, to: .errors)
     }
 
     static func err(_ text: String) {
-        emit(text.hasSuffix("\n") ? text : text + "\n", to: 2)
+        emit(text.hasSuffix("\n") ? text : text + "\n", to: .errors)
     }
 
     /// After a command that succeeded: a lost write to stdout is reported, and fails
@@ -134,7 +139,7 @@ enum Output {
     }
 
     /// True when stderr is a terminal (progress bars, colours).
-    static var stderrIsTerminal: Bool { isatty(2) != 0 }
+    static var stderrIsTerminal: Bool { isatty(run.errors) != 0 }
 }
 
 /// Every failure of every command, rendered in one place: `error: …` on stderr,

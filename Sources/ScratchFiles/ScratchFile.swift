@@ -170,13 +170,19 @@ package enum ScratchFile {
         sweep(folder: PathText.parent(of: path))
     }
 
-    /// Every entry the sweeps of this process removed since the last call, for the
+    /// Every entry the sweeps of this run removed since the last call, for the
     /// command line to say so once.
     package static func takeRemoved() -> [Removed] {
         record.withLock { list in
             defer { list.removeAll() }
             return list
         }
+    }
+
+    /// Where the sweeps of this thread's run keep what they removed: the run's own
+    /// (``ThreadInherited``), else the process's.
+    private static var record: Record {
+        (ThreadInherited.value as? any ScratchRemovals)?.scratchRemoved ?? processRecord
     }
 
     /// What a scratch entry of `purpose` was, in words.
@@ -205,19 +211,28 @@ package enum ScratchFile {
         return UInt64(fields[19])
     }
 
-    /// The removals of this process, for ``takeRemoved()``.
-    private static let record = ScratchRecord()
+    /// The removals of a thread that works for no run of its own, for ``takeRemoved()``.
+    private static let processRecord = Record()
+
+    /// A list of removed entries behind a lock: the sweeps may run on fleet workers'
+    /// threads.
+    package final class Record: @unchecked Sendable {
+        // @unchecked: every access to `list` holds `lock`.
+        private let lock = NSLock()
+        private var list: [ScratchFile.Removed] = []
+
+        package init() {}
+
+        func withLock<T>(_ body: (inout [ScratchFile.Removed]) -> T) -> T {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(&list)
+        }
+    }
 }
 
-/// A list behind a lock: the sweeps may run on fleet workers' threads.
-private final class ScratchRecord: @unchecked Sendable {
-    // @unchecked: every access to `list` holds `lock`.
-    private let lock = NSLock()
-    private var list: [ScratchFile.Removed] = []
-
-    func withLock<T>(_ body: (inout [ScratchFile.Removed]) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&list)
-    }
+/// A run of the tool that keeps what its sweeps removed (``ThreadInherited``'s value).
+package protocol ScratchRemovals: AnyObject {
+    /// What this run's sweeps removed and have not said yet.
+    var scratchRemoved: ScratchFile.Record { get }
 }

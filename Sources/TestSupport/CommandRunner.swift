@@ -9,6 +9,13 @@ public struct CommandResult: Sendable {
     public var stdout: String
     /// Everything written to stderr.
     public var stderr: String
+
+    /// A result as a run printed and ended it (a run in process makes one).
+    package init(status: Int32, stdout: String, stderr: String) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+    }
 }
 
 /// Runs the built `migrate` binary the way a deploy script would.

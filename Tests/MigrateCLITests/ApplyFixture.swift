@@ -23,8 +23,14 @@ struct StockFixture {
     /// `--models` for the folder's model.
     var models: [String] { ["--models", "Models"] }
 
-    /// Runs `migrate` in the folder.
+    /// Runs `migrate` in the folder, in process.
     func migrate(_ arguments: [String]) throws -> CommandResult {
+        try InProcess.migrate(arguments, in: directory.path)
+    }
+
+    /// Runs the built `migrate` in the folder: for what a run in process cannot show
+    /// (another process holding the store, signals).
+    func binary(_ arguments: [String]) throws -> CommandResult {
         try CommandRunner.migrate(arguments, in: directory.path)
     }
 

@@ -5,7 +5,7 @@ import Testing
 /// `migrate update` and `migrate delete` on the shop's rows (ShopModel.scenario()).
 @Suite struct BatchCommandTests {
     func run(_ shop: MigrationScenario, _ command: String, _ arguments: [String]) throws -> CommandResult {
-        try CommandRunner.migrate([command, shop.storePath] + arguments + ["--models", shop.modelsFolder])
+        try InProcess.migrate([command, shop.storePath] + arguments + ["--models", shop.modelsFolder])
     }
 
     func rows(_ shop: MigrationScenario, _ sql: String) throws -> String {

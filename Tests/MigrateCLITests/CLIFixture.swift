@@ -27,10 +27,16 @@ struct CLIFixture {
 
     /// Runs `migrate` in the folder.
     func migrate(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
+        try InProcess.migrate(arguments, in: directory.path, stdin: stdin)
+    }
+
+    /// Runs the built `migrate` in the folder: for what a run in process cannot show
+    /// (another process holding the store, signals, limits).
+    func binary(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
         try CommandRunner.migrate(arguments, in: directory.path, stdin: stdin)
     }
 
-    /// Runs `migrate` in the folder.
+    /// Runs `migrate` in the folder, in process.
     func migrate(_ arguments: String...) throws -> CommandResult {
         try migrate(arguments)
     }
@@ -63,7 +69,7 @@ final class StoreTemplates: Sendable {
         if let bytes = templates.withLock({ $0[version] }) { return bytes }
         let directory = try TemporaryDirectory(prefix: "MigrateCLITests-template")
         defer { directory.remove() }
-        let result = try CommandRunner.migrate(
+        let result = try InProcess.migrate(
             ["create", "--models", models, "--model", "Contacts", "--version", String(version), "template.sqlite"],
             in: directory.path)
         #expect(result.status == 0, "\(result.stderr)")

@@ -94,7 +94,7 @@ import Testing
     }
 
     static func diagram(_ arguments: [String], in folder: TemporaryDirectory) throws -> CommandResult {
-        try CommandRunner.migrate(
+        try InProcess.migrate(
             ["diagram"] + arguments + ["--models", folder.file("Models"), "--migrations", folder.file("Migrations")],
             in: folder.path)
     }
@@ -202,7 +202,7 @@ import Testing
 
                 """)
         // The same words as `migrate diff 1 2`.
-        let diff = try CommandRunner.migrate([
+        let diff = try InProcess.migrate([
             "diff", "1", "2", "--models", folder.file("Models"), "--migrations", folder.file("Migrations"),
         ])
         for line in [
@@ -242,7 +242,7 @@ import Testing
               Dog: { parent: Animal }
               Pen: { renamedFrom: Yard, attributes: { code: string } }
             """)
-        let result = try CommandRunner.migrate(
+        let result = try InProcess.migrate(
             ["diagram", "1", "2", "--models", folder.file("Models")], in: folder.path)
         #expect(result.status == 0)
         #expect(
@@ -294,7 +294,7 @@ import Testing
                   parts: { destination: Topic, toMany: true }
               Topic: { attributes: { uk: integer64 } }
             """)
-        let result = try CommandRunner.migrate(["diagram", "--models", folder.file("Models")], in: folder.path)
+        let result = try InProcess.migrate(["diagram", "--models", folder.file("Models")], in: folder.path)
         #expect(result.status == 0)
         #expect(
             result.stdout == """
@@ -470,7 +470,7 @@ import Testing
         let rest = readme[marker.upperBound...]
         let start = try #require(rest.range(of: "```mermaid\n"))
         let end = try #require(rest[start.upperBound...].range(of: "```"))
-        let result = try CommandRunner.migrate(["diagram", "--models", TestModels.modelsFolder, "--model", "Contacts"])
+        let result = try InProcess.migrate(["diagram", "--models", TestModels.modelsFolder, "--model", "Contacts"])
         #expect(result.status == 0)
         #expect(result.stdout == String(rest[start.upperBound..<end.lowerBound]))
     }

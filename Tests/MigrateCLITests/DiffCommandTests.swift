@@ -79,7 +79,7 @@ import Testing
     }
 
     static func diff(_ arguments: [String], in folder: TemporaryDirectory) throws -> CommandResult {
-        try CommandRunner.migrate(
+        try InProcess.migrate(
             ["diff"] + arguments + ["--models", folder.file("Models"), "--migrations", folder.file("Migrations")])
     }
 

@@ -102,6 +102,7 @@ import Testing
         let kept = "migrate-read.mm-scratch.read.\(live).0.\(Self.namespace).abcdef"
         try FileManager.default.createDirectory(atPath: temporary.file(kept), withIntermediateDirectories: true)
         let unrelated = try temporary.write("notes.mm-scratch.txt", "not a scratch name")
+        // The binary: the temporary folder is the process's.
         let result = try CommandRunner.migrate(
             ["validate"] + f.models, in: f.directory.path, environment: ["TMPDIR": temporary.path])
         #expect(result.status == 0, "\(result)")

@@ -27,7 +27,7 @@ import Testing
         try project.write("Models/Notes/1.yaml", Self.v1)
         try project.write("Models/Notes/2.yaml", Self.v2)
 
-        let export = try CommandRunner.migrate(
+        let export = try InProcess.migrate(
             ["export", "--model", "Notes", "-o", "Notes.xcdatamodeld"], in: project.path)
         #expect(export.status == 0, "\(export.stderr)")
         #expect(export.stdout == "wrote Notes.xcdatamodeld: 2 versions, current Notes 2.xcdatamodel\n")
@@ -38,27 +38,27 @@ import Testing
             try String(contentsOfFile: project.file("Notes.xcdatamodeld/.xccurrentversion"), encoding: .utf8)
                 .contains("<string>Notes 2.xcdatamodel</string>"))
 
-        let reimport = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "-o", "Again"], in: project.path)
+        let reimport = try InProcess.migrate(["import", "Notes.xcdatamodeld", "-o", "Again"], in: project.path)
         #expect(reimport.status == 0, "\(reimport.stderr)")
-        let original = try CommandRunner.migrate(["compile", "--summary", "Models/Notes"], in: project.path)
-        let again = try CommandRunner.migrate(["compile", "--summary", "Again/Notes"], in: project.path)
+        let original = try InProcess.migrate(["compile", "--summary", "Models/Notes"], in: project.path)
+        let again = try InProcess.migrate(["compile", "--summary", "Again/Notes"], in: project.path)
         #expect(original.stdout == again.stdout)
 
-        let refused = try CommandRunner.migrate(
+        let refused = try InProcess.migrate(
             ["export", "--model", "Notes", "-o", "Notes.xcdatamodeld"], in: project.path)
         #expect(refused.status == 1)
         #expect(refused.stderr == "error: Notes.xcdatamodeld exists; pass --force to replace it\n")
-        let forced = try CommandRunner.migrate(
+        let forced = try InProcess.migrate(
             ["export", "--model", "Notes", "-o", "Notes.xcdatamodeld", "--force", "--json"], in: project.path)
         #expect(forced.status == 0)
         let report = try #require(try JSONSerialization.jsonObject(with: Data(forced.stdout.utf8)) as? [String: Any])
         #expect(report["versions"] as? [String] == ["Notes.xcdatamodel", "Notes 2.xcdatamodel"])
 
-        let unknown = try CommandRunner.migrate(
+        let unknown = try InProcess.migrate(
             ["export", "--model", "Nope", "-o", "Nope.xcdatamodeld"], in: project.path)
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("no such model folder (models under ./Models: Notes)"))
-        let badName = try CommandRunner.migrate(["export", "--model", "Notes", "-o", "Notes.bundle"], in: project.path)
+        let badName = try InProcess.migrate(["export", "--model", "Notes", "-o", "Notes.bundle"], in: project.path)
         #expect(badName.status == 64)
     }
 
@@ -83,7 +83,7 @@ import Testing
             """
         try project.write("Migrations/Notes/1-to-2.yaml", mapping)
 
-        let export = try CommandRunner.migrate(
+        let export = try InProcess.migrate(
             ["export", "--model", "Notes", "-o", "Xcode/Notes.xcdatamodeld"], in: project.path)
         #expect(export.status == 0, "\(export.stderr)")
         #expect(
@@ -108,7 +108,7 @@ import Testing
         #expect(stub.contains("@objc(bodyFromText:)"))
 
         // Import of the export: the same mapping file, but for comments and the onFailure Xcode cannot hold.
-        let again = try CommandRunner.migrate(
+        let again = try InProcess.migrate(
             [
                 "import", "Xcode/Notes.xcdatamodeld", "-o", "Again", "--mapping-models", "Xcode", "--migrations-out",
                 "Back",
@@ -127,14 +127,14 @@ import Testing
                 """))
 
         // Everything exists: refused, naming each; --force replaces; --json lists the mapping models.
-        let refused = try CommandRunner.migrate(
+        let refused = try InProcess.migrate(
             ["export", "--model", "Notes", "-o", "Xcode/Notes.xcdatamodeld"], in: project.path)
         #expect(refused.status == 1)
         #expect(
             refused.stderr
                 == "error: Xcode/Notes.xcdatamodeld, Xcode/Notes 1 to 2.xcmappingmodel, Xcode/NotePolicy.swift exist; "
                 + "pass --force to replace them\n")
-        let forced = try CommandRunner.migrate(
+        let forced = try InProcess.migrate(
             ["export", "--model", "Notes", "-o", "Xcode/Notes.xcdatamodeld", "--force", "--json"], in: project.path)
         #expect(forced.status == 0, "\(forced.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(forced.stdout.utf8)) as? [String: Any])
@@ -145,7 +145,7 @@ import Testing
 
         // A mapping file that does not load: exit 1, nothing written.
         try project.write("Migrations/Notes/1-to-2.yaml", "entities:\n  Note:\n    colour: red\n")
-        let broken = try CommandRunner.migrate(
+        let broken = try InProcess.migrate(
             ["export", "--model", "Notes", "-o", "Fresh/Notes.xcdatamodeld"], in: project.path)
         #expect(broken.status == 1)
         #expect(broken.stderr.contains("colour"), "\(broken.stderr)")

@@ -7,7 +7,7 @@ import Testing
 /// stops on SIGTERM (`apply`).
 @Suite struct ExpressionFailureCommandTests {
     func update(_ shop: MigrationScenario, _ arguments: [String]) throws -> CommandResult {
-        try CommandRunner.migrate(
+        try InProcess.migrate(
             ["update", shop.storePath, "Customer"] + arguments + ["--models", shop.modelsFolder])
     }
 
@@ -87,10 +87,10 @@ import Testing
         // than the wait below, however fast the machine.
         let backtracking = #"{"text": "\#(String(repeating: "a", count: 60))b"}"# + "\n"
         try directory.write("notes.jsonl", #"{"text": "short"}"# + "\n" + String(repeating: backtracking, count: 60))
-        let create = try CommandRunner.migrate(
+        let create = try InProcess.migrate(
             ["create", "--models", "Models", "--model", "Notes", "--version", "1", "notes.sqlite"], in: directory.path)
         #expect(create.status == 0, "\(create.stderr)")
-        let load = try CommandRunner.migrate(
+        let load = try InProcess.migrate(
             ["load", "--models", "Models", "notes.sqlite", "Note", "notes.jsonl"], in: directory.path)
         #expect(load.status == 0, "\(load.stderr)")
         let store = directory.file("notes.sqlite")

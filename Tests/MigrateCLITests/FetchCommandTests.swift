@@ -5,7 +5,7 @@ import Testing
 /// `migrate fetch` on the shop's rows (ShopModel.scenario()).
 @Suite struct FetchCommandTests {
     func fetch(_ shop: MigrationScenario, _ arguments: [String]) throws -> CommandResult {
-        try CommandRunner.migrate(["fetch", shop.storePath] + arguments + ["--models", shop.modelsFolder])
+        try InProcess.migrate(["fetch", shop.storePath] + arguments + ["--models", shop.modelsFolder])
     }
 
     @Test func jsonLinesWithSubentitiesLabelled() throws {
@@ -109,7 +109,7 @@ import Testing
                 version (`migrate apply \(shop.storePath)` migrates it)
 
                 """)
-        let update = try CommandRunner.migrate([
+        let update = try InProcess.migrate([
             "update", shop.storePath, "Customer", "--set", "visits = 1", "--models", shop.modelsFolder,
         ])
         #expect(update.status == 3)
@@ -121,7 +121,7 @@ import Testing
                 """)
         // A dry run changes nothing, so it reads the store at its own version too.
         for command in [["update", "--set", "visits = 1"], ["delete"]] {
-            let dryRun = try CommandRunner.migrate(
+            let dryRun = try InProcess.migrate(
                 [command[0], shop.storePath, "Customer"] + command.dropFirst() + [
                     "--dry-run", "--models", shop.modelsFolder,
                 ])

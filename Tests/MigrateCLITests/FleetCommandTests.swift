@@ -323,7 +323,7 @@ import Testing
         defer { f.remove() }
         let (old, _) = try Self.makeFleet(f, v1: 6, v2: 0)
         let list = "# the tenants of this host\n\n\(old[0])\n\(old[1])\nfleet/missing.sqlite\n"
-        let fromStdin = try CommandRunner.migrate(
+        let fromStdin = try InProcess.migrate(
             ["fleet", "apply"] + f.models + ["--stores-from", "-", "--json"], in: f.directory.path, stdin: list)
         #expect(fromStdin.status == 1)
         #expect(
@@ -340,7 +340,7 @@ import Testing
         // --shards N takes its index from JOB_COMPLETION_INDEX; together the shards cover the rest.
         var seen: Set<String> = []
         for index in 0..<3 {
-            let shard = try CommandRunner.migrate(
+            let shard = try InProcess.migrate(
                 ["fleet", "status"] + f.models + ["fleet", "--shards", "3", "--json"], in: f.directory.path,
                 environment: ["JOB_COMPLETION_INDEX": String(index)])
             #expect([0, 3].contains(shard.status), "\(shard.stderr)")

@@ -18,7 +18,7 @@ struct GateFixture {
     func remove() { directory.remove() }
 
     func migrate(_ arguments: [String]) throws -> CommandResult {
-        try CommandRunner.migrate(arguments, in: directory.path)
+        try InProcess.migrate(arguments, in: directory.path)
     }
 
     /// Creates `g.sqlite` at version 1 and loads `objects` (entity, JSON line) one by one.

@@ -44,7 +44,7 @@ import Testing
     }
 
     func help(_ command: [String]) throws -> String {
-        let result = try CommandRunner.migrate(command + ["--help"])
+        let result = try InProcess.migrate(command + ["--help"])
         #expect(result.status == 0, "\(command)")
         return result.stdout
     }

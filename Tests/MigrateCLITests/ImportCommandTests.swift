@@ -65,7 +65,7 @@ import Testing
     @Test func importsEveryVersionInOrderAndReportsHops() throws {
         let project = try Self.project()
         defer { project.remove() }
-        let result = try CommandRunner.migrate(
+        let result = try InProcess.migrate(
             ["import", "Notes.xcdatamodeld", "-o", "Models", "--report"], in: project.path)
         // Written, but hop 2 → 3 has no migration path yet: exit 4.
         #expect(result.status == 4, "\(result.stderr)")
@@ -113,7 +113,7 @@ import Testing
 
                 """))
         #expect(second.hasPrefix("# Imported by `migrate import` from Notes.xcdatamodeld/Notes 2.xcdatamodel:\n"))
-        let validate = try CommandRunner.migrate(["validate", "Models"], in: project.path)
+        let validate = try InProcess.migrate(["validate", "Models"], in: project.path)
         #expect(validate.status == 0)
         #expect(validate.stdout == "Models/Notes: 3 versions valid\n")
 
@@ -127,7 +127,7 @@ import Testing
                   title: { default: "untitled" }
 
             """)
-        let again = try CommandRunner.migrate(
+        let again = try InProcess.migrate(
             ["import", "Notes.xcdatamodeld", "-o", "Models", "--report", "--force"], in: project.path)
         #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
         #expect(
@@ -148,9 +148,9 @@ import Testing
         let project = try Self.project()
         defer { project.remove() }
         #expect(
-            try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "--models", "Models"], in: project.path).status
+            try InProcess.migrate(["import", "Notes.xcdatamodeld", "--models", "Models"], in: project.path).status
                 == 0)
-        let again = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "--models", "Models"], in: project.path)
+        let again = try InProcess.migrate(["import", "Notes.xcdatamodeld", "--models", "Models"], in: project.path)
         #expect(again.status == 1)
         #expect(
             again.stderr.hasSuffix(
@@ -159,10 +159,10 @@ import Testing
                 overwrite\n
                 """
             ))
-        let forced = try CommandRunner.migrate(
+        let forced = try InProcess.migrate(
             ["import", "Notes.xcdatamodeld", "--models", "Models", "--force", "--model", "Memo"], in: project.path)
         #expect(forced.status == 0)
-        let forcedAgain = try CommandRunner.migrate(
+        let forcedAgain = try InProcess.migrate(
             ["import", "Notes.xcdatamodeld", "--models", "Models", "--force"], in: project.path)
         #expect(forcedAgain.status == 0)
         #expect(FileManager.default.fileExists(atPath: project.file("Models/Memo/3.yaml")))
@@ -172,7 +172,7 @@ import Testing
         let project = try Self.project()
         defer { project.remove() }
         try project.write("order.txt", "# oldest first\nNotes 10\nNotes\nNotes 2\n")
-        let result = try CommandRunner.migrate(
+        let result = try InProcess.migrate(
             ["import", "Notes.xcdatamodeld", "-o", "Out", "--order", "order.txt", "--json"], in: project.path)
         #expect(result.status == 0, "\(result.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
@@ -199,7 +199,7 @@ import Testing
                 destinationEntity="Person"/>
                     </entity>
                 """))
-        let result = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "-o", "Models"], in: project.path)
+        let result = try InProcess.migrate(["import", "Notes.xcdatamodeld", "-o", "Models"], in: project.path)
         #expect(result.status == 1)
         // The problem points at the Xcode file, line and column (the YAML is never written).
         #expect(
@@ -227,7 +227,7 @@ import Testing
                         <attribute name="objectID" attributeType="String"/>
                     </entity>
                 """))
-        let result = try CommandRunner.migrate(["import", "Notes.xcdatamodeld"], in: project.path)
+        let result = try InProcess.migrate(["import", "Notes.xcdatamodeld"], in: project.path)
         #expect(result.status == 1)
         #expect(
             result.stderr == """
@@ -236,7 +236,7 @@ import Testing
 
                 """)
         #expect(
-            try CommandRunner.migrate(["import", "Missing.xcdatamodeld"], in: project.path).stderr
+            try InProcess.migrate(["import", "Missing.xcdatamodeld"], in: project.path).stderr
                 == "error: Missing.xcdatamodeld: no such file or folder\n")
     }
 
@@ -258,17 +258,17 @@ import Testing
             ),
             ("SampleModel3/SampleModel3.xcdatamodeld", [("SampleModel3/Fixtures/SampleModel3_V1.sqlite", 1)]),
         ] {
-            let imported = try CommandRunner.migrate(
+            let imported = try InProcess.migrate(
                 ["import", "\(Self.corpus)/\(bundle)", "-o", "Models", "--report"], in: folder.path)
             #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
             for (store, version) in stores {
-                let inspect = try CommandRunner.migrate(
+                let inspect = try InProcess.migrate(
                     ["inspect", "\(Self.corpus)/\(store)", "--models", "Models", "--json"], in: folder.path)
                 #expect(inspect.status == 0, "\(inspect.stderr)")
                 let report = try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any]
                 #expect(report?["recognizedVersion"] as? Int == version, "\(store)")
                 // `status` says the same, and that a migration to version 3 is possible (exit 3).
-                let status = try CommandRunner.migrate(
+                let status = try InProcess.migrate(
                     ["status", "\(Self.corpus)/\(store)", "--models", "Models"], in: folder.path)
                 #expect(status.status == 3, "\(store): \(status.stdout)\(status.stderr)")
                 #expect(
@@ -348,7 +348,7 @@ import Testing
             "Mappings/Old/NotesToNotes10.xcmappingmodel/xcmapping.xml",
             Self.mappingModel(from: "Notes", to: "Notes 10", title: false))
         try project.write("Mappings/NotesToNotes2.xcmappingmodel/README", "the xcmapping.xml was left out")
-        let result = try CommandRunner.migrate(
+        let result = try InProcess.migrate(
             ["import", "Notes.xcdatamodeld", "-o", "App/Models", "--mapping-models", "Mappings", "--report"],
             in: project.path)
         // Hop 1 → 2 is covered by a spanning mapping model (and one not read); the span is
@@ -405,7 +405,7 @@ import Testing
 
                 """)
         // Written files are not replaced without --force.
-        let again = try CommandRunner.migrate(
+        let again = try InProcess.migrate(
             [
                 "import", "Notes.xcdatamodeld", "-o", "Other", "--migrations-out", "App/Migrations",
                 "--mapping-models", "Mappings",
@@ -429,7 +429,7 @@ import Testing
         try project.write(
             "Mappings/Notes2ToNotes10.xcmappingmodel/xcmapping.xml",
             Self.mappingModel(from: "Notes 2", to: "Notes 10", title: true))
-        let imported = try CommandRunner.migrate(
+        let imported = try InProcess.migrate(
             ["import", "Notes.xcdatamodeld", "-o", "App/Models", "--mapping-models", "Mappings"], in: project.path)
         #expect(imported.status == 0, "\(imported.stderr)")
         let three = try String(contentsOfFile: project.file("App/Models/Notes/3.yaml"), encoding: .utf8)
@@ -437,10 +437,10 @@ import Testing
         #expect(
             try !String(contentsOfFile: project.file("App/Models/Notes/2.yaml"), encoding: .utf8).contains("mappedFrom")
         )
-        _ = try CommandRunner.migrate(
+        _ = try InProcess.migrate(
             ["create", "n.sqlite", "--version", "2", "--models", "App/Models"], in: project.path)
         try project.write("Elsewhere/README", "a migrations folder without the app's mapping files")
-        let plan = try CommandRunner.migrate(
+        let plan = try InProcess.migrate(
             ["plan", "n.sqlite", "--models", "App/Models", "--migrations", "Elsewhere"], in: project.path)
         #expect(plan.status == 4, "\(plan.stdout)")
         #expect(
@@ -450,7 +450,7 @@ import Testing
                 found, so the step is never inferred:
                   2 → 3: Elsewhere/Notes/2-to-3.yaml
                 """), "\(plan.stderr)")
-        let found = try CommandRunner.migrate(
+        let found = try InProcess.migrate(
             ["plan", "n.sqlite", "--models", "App/Models", "--migrations", "App/Migrations"], in: project.path)
         #expect(found.status == 0, "\(found.stderr)")
     }
@@ -464,7 +464,7 @@ import Testing
             "Mappings/Notes2ToNotes10.xcmappingmodel/xcmapping.xml",
             Self.mappingModel(from: "Notes 2", to: "Notes 10", title: true))
         try project.write("Mappings/Notes10ToNotes2.xcmappingmodel/README", "the xcmapping.xml was left out")
-        let result = try CommandRunner.migrate(
+        let result = try InProcess.migrate(
             ["import", "Notes.xcdatamodeld", "-o", "App/Models", "--mapping-models", "Mappings", "--report"],
             in: project.path)
         #expect(
@@ -486,19 +486,19 @@ import Testing
             Self.mappingModel(from: "Notes 2", to: "Notes 10", title: true))
         try project.write("App/Migrations/Notes", "a file where the mapping files' folder goes")
         let arguments = ["import", "Notes.xcdatamodeld", "-o", "App/Models", "--mapping-models", "Mappings"]
-        let failed = try CommandRunner.migrate(arguments, in: project.path)
+        let failed = try InProcess.migrate(arguments, in: project.path)
         #expect(failed.status == 1)
         #expect(failed.stderr.hasPrefix("error: App/Migrations/Notes/2-to-3.yaml.import-"), "\(failed.stderr)")
         #expect(failed.stderr.hasSuffix("cannot create (Not a directory); nothing was written\n"), "\(failed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: project.file("App/Models")))
         try FileManager.default.removeItem(atPath: project.file("App/Migrations/Notes"))
-        #expect(try CommandRunner.migrate(arguments, in: project.path).status == 0)
+        #expect(try InProcess.migrate(arguments, in: project.path).status == 0)
         // Edited since, so that a rewrite would show.
         let edited = try String(contentsOfFile: project.file("App/Models/Notes/3.yaml"), encoding: .utf8) + "# edited\n"
         try project.write("App/Models/Notes/3.yaml", edited)
         try FileManager.default.removeItem(atPath: project.file("App/Migrations/Notes"))
         try project.write("App/Migrations/Notes", "a file again")
-        let again = try CommandRunner.migrate(arguments + ["--force"], in: project.path)
+        let again = try InProcess.migrate(arguments + ["--force"], in: project.path)
         #expect(again.status == 1)
         #expect(try String(contentsOfFile: project.file("App/Models/Notes/3.yaml"), encoding: .utf8) == edited)
         #expect(

@@ -40,7 +40,7 @@ import Testing
             let at = try #require((0..<bytes.count - 2).first { Array(bytes[$0..<$0 + 3]) == marker })
             bytes.replaceSubrange(at..<at + 3, with: [0xFF])
             try folder.write("Bad.xcdatamodeld/Bad.xcdatamodel/contents", bytes: bytes)
-            let result = try CommandRunner.migrate(
+            let result = try InProcess.migrate(
                 ["import", "Bad.xcdatamodeld", "-o", "Out", "--force"], in: folder.path)
             #expect(result.status == 1)
             #expect(
@@ -57,7 +57,7 @@ import Testing
         try folder.write(
             "Maps/M.xcmappingmodel/xcmapping.xml",
             bytes: Array("<?xml version=\"1.0\"?>\n<datab".utf8) + [0xFF] + Array("ase/>\n".utf8))
-        let mapping = try CommandRunner.migrate(
+        let mapping = try InProcess.migrate(
             ["import", "Bad.xcdatamodeld", "-o", "Out2", "--mapping-models", "Maps"], in: folder.path)
         #expect(mapping.status == 1)
         #expect(
@@ -74,7 +74,7 @@ import Testing
         try folder.write(
             "Maps/M.xcmappingmodel/xcmapping.xml",
             "<database><object type=\"XDDEVMAPPINGMODEL\" id=\"z1\"></object></database>\n")
-        let bare = try CommandRunner.migrate(
+        let bare = try InProcess.migrate(
             ["import", "Bad.xcdatamodeld", "-o", "Out3", "--mapping-models", "Maps"], in: folder.path)
         #expect(bare.status == 1)
         #expect(
@@ -103,7 +103,7 @@ import Testing
         let at = try #require((0..<bytes.count - 2).first { Array(bytes[$0..<$0 + 3]) == [0xEF, 0xBF, 0xBF] })
         bytes.replaceSubrange(at..<at + 3, with: [0xE9])
         try folder.write("L.xcdatamodeld/L.xcdatamodel/contents", bytes: bytes)
-        let result = try CommandRunner.migrate(["import", "L.xcdatamodeld", "-o", "Out"], in: folder.path)
+        let result = try InProcess.migrate(["import", "L.xcdatamodeld", "-o", "Out"], in: folder.path)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             try String(contentsOfFile: folder.file("Out/L/1.yaml"), encoding: .utf8).contains(
@@ -129,12 +129,12 @@ import Testing
         try folder.write(
             "Lib.xcdatamodeld/.xccurrentversion",
             ImportCommandTests.current.replacingOccurrences(of: "Notes 10", with: "Lib"))
-        #expect(try CommandRunner.migrate(["import", "Lib.xcdatamodeld", "-o", "Models"], in: folder.path).status == 0)
+        #expect(try InProcess.migrate(["import", "Lib.xcdatamodeld", "-o", "Models"], in: folder.path).status == 0)
         let yaml1 = try String(contentsOfFile: folder.file("Models/Lib/1.yaml"), encoding: .utf8)
         let yaml2 = try String(contentsOfFile: folder.file("Models/Lib/2.yaml"), encoding: .utf8)
         #expect(yaml1.contains("\nxcodeVersion: { current: true }\n"))
         #expect(yaml2.contains("\nxcodeVersion: { name: \"Lib v2\" }\n"))
-        let export = try CommandRunner.migrate(
+        let export = try InProcess.migrate(
             ["export", "--models", "Models", "--model", "Lib", "-o", "Out.xcdatamodeld"], in: folder.path)
         #expect(export.status == 0)
         #expect(export.stdout == "wrote Out.xcdatamodeld: 2 versions, current Lib.xcdatamodel\n")
@@ -150,7 +150,7 @@ import Testing
         #expect(current.contains("<string>Lib.xcdatamodel</string>"))
         // Imported again, the exported bundle gives the same YAML.
         #expect(
-            try CommandRunner.migrate(["import", "Out.xcdatamodeld", "-o", "Again", "--model", "Lib"], in: folder.path)
+            try InProcess.migrate(["import", "Out.xcdatamodeld", "-o", "Again", "--model", "Lib"], in: folder.path)
                 .status == 0)
         let again = try String(contentsOfFile: folder.file("Again/Lib/2.yaml"), encoding: .utf8)
         #expect(again.contains("\nxcodeVersion: { name: \"Lib v2\" }\n"))

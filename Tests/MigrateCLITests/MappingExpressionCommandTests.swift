@@ -33,10 +33,10 @@ import Testing
             {"title": "B", "pages": "300", "email": null}
 
             """)
-        let create = try CommandRunner.migrate(
+        let create = try InProcess.migrate(
             ["create", "--models", "Models", "--model", "Shelf", "--version", "1", "shelf.sqlite"], in: directory.path)
         #expect(create.status == 0, "\(create.stderr)")
-        let load = try CommandRunner.migrate(
+        let load = try InProcess.migrate(
             ["load", "--models", "Models", "shelf.sqlite", "Book", "books.jsonl"], in: directory.path)
         #expect(load.status == 0, "\(load.stderr)")
         return directory
@@ -53,7 +53,7 @@ import Testing
                       email: { value: "lowercase:($source.email)" }
                 """)
         defer { directory.remove() }
-        let plan = try CommandRunner.migrate(
+        let plan = try InProcess.migrate(
             ["plan", "--models", "Models", "shelf.sqlite", "--sql"], in: directory.path)
         #expect(plan.status == 0, "\(plan.stderr)")
         #expect(
@@ -69,7 +69,7 @@ import Testing
                 -2147483648, ?5 = 2147483647, ?6 = 'Book.pages', ?7 = 'integer32 (-2147483648...2147483647)', ?8 = 'ZZZ'
                 """), "\(plan.stdout)")
         // --json carries the same values, statement by statement, typed.
-        let json = try CommandRunner.migrate(
+        let json = try InProcess.migrate(
             ["plan", "--models", "Models", "shelf.sqlite", "--json"], in: directory.path)
         let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let hops = report?["hops"] as? [[String: Any]]
@@ -82,12 +82,12 @@ import Testing
                 {"integer":-2147483648},{"integer":2147483647},{"text":"Book.pages"},\#
                 {"text":"integer32 (-2147483648...2147483647)"},{"text":"ZZZ"}]]
                 """#)
-        let diff = try CommandRunner.migrate(["diff", "--models", "Models", "1", "2"], in: directory.path)
+        let diff = try InProcess.migrate(["diff", "--models", "Models", "1", "2"], in: directory.path)
         #expect(diff.stdout.contains("computed: lowercase:($source.email)"), "\(diff.stdout)")
-        let apply = try CommandRunner.migrate(
+        let apply = try InProcess.migrate(
             ["apply", "--models", "Models", "shelf.sqlite", "--verify"], in: directory.path)
         #expect(apply.status == 0, "\(apply.stderr)")
-        let dump = try CommandRunner.migrate(
+        let dump = try InProcess.migrate(
             ["dump", "--models", "Models", "shelf.sqlite", "Book"], in: directory.path)
         #expect(
             dump.stdout == """
@@ -112,7 +112,7 @@ import Testing
             defer { directory.remove() }
             let before = FileSnapshot(directory.file("shelf.sqlite")).fingerprint
             for command in ["plan", "apply"] {
-                let result = try CommandRunner.migrate(
+                let result = try InProcess.migrate(
                     [command, "--models", "Models", "shelf.sqlite"], in: directory.path)
                 #expect(result.status == 1, "\(hostile): \(result)")
                 #expect(result.stderr.contains("Migrations/Shelf/1-to-2.yaml:4:"), "\(hostile): \(result.stderr)")
@@ -153,7 +153,7 @@ import Testing
             defer { directory.remove() }
             let before = FileSnapshot(directory.file("shelf.sqlite")).fingerprint
             for command in ["plan", "apply"] {
-                let result = try CommandRunner.migrate(
+                let result = try InProcess.migrate(
                     [command, "--models", "Models", "shelf.sqlite"], in: directory.path)
                 #expect(result.status == 1, "\(hostile): \(result)")
                 #expect(result.stderr.contains(message), "\(hostile): \(result.stderr)")

@@ -27,7 +27,7 @@ import Testing
         """
 
     func migrate(_ scenario: MigrationScenario, _ arguments: [String]) throws -> CommandResult {
-        try CommandRunner.migrate(
+        try InProcess.migrate(
             [arguments[0], scenario.storePath] + arguments.dropFirst() + ["--models", scenario.modelsFolder])
     }
 
@@ -123,7 +123,7 @@ import Testing
                 """)
         // Into a new store, parents first.
         try FileManager.default.removeItem(atPath: scenario.storePath)
-        let create = try CommandRunner.migrate(["create", scenario.storePath, "--models", scenario.modelsFolder])
+        let create = try InProcess.migrate(["create", scenario.storePath, "--models", scenario.modelsFolder])
         #expect(create.status == 0, "\(create.stderr)")
         for entity in ["Playlist", "Track"] {
             let load = try migrate(scenario, ["load", entity, scenario.directory.file(entity + ".jsonl")])

@@ -29,7 +29,7 @@ import Testing
     @Test func planShowsThePathWhyAndTheDifferences() throws {
         let s = try Self.scenario()
         defer { s.remove() }
-        let result = try CommandRunner.migrate(arguments(s, "plan"))
+        let result = try InProcess.migrate(arguments(s, "plan"))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stdout.hasPrefix(
@@ -54,7 +54,7 @@ import Testing
                 """), "\(result.stdout)")
 
         let json = try JSONSerialization.jsonObject(
-            with: Data(try CommandRunner.migrate(arguments(s, "plan", ["--json"])).stdout.utf8))
+            with: Data(try InProcess.migrate(arguments(s, "plan", ["--json"])).stdout.utf8))
         let plan = try #require(json as? [String: Any])
         let path = try #require(plan["path"] as? [String: Any])
         #expect(path["preference"] as? String == "automatic")
@@ -72,7 +72,7 @@ import Testing
         defer { s.remove() }
         let before = FileSnapshot(s.storePath).fingerprint
         for command in ["plan", "apply"] {
-            let result = try CommandRunner.migrate(arguments(s, command, ["--path", "chain"]))
+            let result = try InProcess.migrate(arguments(s, command, ["--path", "chain"]))
             #expect(result.status == 4, "\(result.stdout)\(result.stderr)")
             #expect(
                 result.stderr.hasPrefix(
@@ -83,7 +83,7 @@ import Testing
                     """), "\(result.stderr)")
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before)
-        let bad = try CommandRunner.migrate(arguments(s, "plan", ["--path", "sideways"]))
+        let bad = try InProcess.migrate(arguments(s, "plan", ["--path", "sideways"]))
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("The value 'sideways' is invalid for '--path <chain|direct>'"), "\(bad.stderr)")
     }
@@ -91,7 +91,7 @@ import Testing
     @Test func applyTakesTheDirectPathAndKeepsWhatItPairs() throws {
         let s = try Self.scenario()
         defer { s.remove() }
-        let result = try CommandRunner.migrate(arguments(s, "apply", ["--path", "direct"]))
+        let result = try InProcess.migrate(arguments(s, "apply", ["--path", "direct"]))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             try s.fetch("Book").map { [$0.values["title"], $0.values["fileURL"], $0.values["score"]] } == [
@@ -104,7 +104,7 @@ import Testing
         let s = try Self.scenario()
         defer { s.remove() }
         try s.writeMapping("1-to-3.yaml", "entities:\n  Book:\n    properties:\n      fileURL: { default: null }\n")
-        let diff = try CommandRunner.migrate([
+        let diff = try InProcess.migrate([
             "diff", "--models", s.modelsFolder, "--migrations", s.migrationsFolder, "1", "3",
         ])
         #expect(diff.status == 0, "\(diff.stderr)")
@@ -120,11 +120,11 @@ import Testing
 
                 """)
         // The span is taken from version 1; --path chain refuses the store, counted as no path.
-        let fleet = try CommandRunner.migrate([
+        let fleet = try InProcess.migrate([
             "fleet", "plan", "--models", s.modelsFolder, "--migrations", s.migrationsFolder, s.storePath,
         ])
         #expect(fleet.status == 0, "\(fleet.stdout)\(fleet.stderr)")
-        let chain = try CommandRunner.migrate([
+        let chain = try InProcess.migrate([
             "fleet", "plan", "--models", s.modelsFolder, "--migrations", s.migrationsFolder,
             "--path", "chain", s.storePath,
         ])

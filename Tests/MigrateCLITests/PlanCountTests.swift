@@ -39,16 +39,16 @@ import Testing
         )
         _ = try d.write("people.jsonl", #"{"fullName":"Ann Lee"}"# + "\n" + #"{"fullName":"Bo Ek"}"# + "\n")
         #expect(
-            try CommandRunner.migrate(["create", "p.sqlite", "--version", "1", "--for-core-data"], in: d.path).status
+            try InProcess.migrate(["create", "p.sqlite", "--version", "1", "--for-core-data"], in: d.path).status
                 == 0)
-        #expect(try CommandRunner.migrate(["load", "p.sqlite", "Person", "people.jsonl"], in: d.path).status == 0)
+        #expect(try InProcess.migrate(["load", "p.sqlite", "Person", "people.jsonl"], in: d.path).status == 0)
 
-        let plan = try CommandRunner.migrate(["plan", "p.sqlite"], in: d.path)
+        let plan = try InProcess.migrate(["plan", "p.sqlite"], in: d.path)
         #expect(plan.status == 0, "\(plan)")
         #expect(plan.stdout.contains("policy SplitFullName: Person → Person  [policy over 2 rows]"), "\(plan.stdout)")
-        let apply = try CommandRunner.migrate(["apply", "p.sqlite"], in: d.path)
+        let apply = try InProcess.migrate(["apply", "p.sqlite"], in: d.path)
         #expect(apply.status == 0, "\(apply)")
-        let people = try CommandRunner.migrate(["dump", "p.sqlite", "Person"], in: d.path)
+        let people = try InProcess.migrate(["dump", "p.sqlite", "Person"], in: d.path)
         #expect(
             people.stdout.contains(#""firstName":"Ann","lastName":"Lee""#)
                 && people.stdout.contains(#""firstName":"Bo","lastName":"Ek""#),

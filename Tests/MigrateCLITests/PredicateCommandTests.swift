@@ -39,7 +39,7 @@ import Testing
     }
 
     func migrate(_ directory: TemporaryDirectory, _ arguments: String...) throws -> CommandResult {
-        try CommandRunner.migrate(arguments + ["--models", "Models"], in: directory.path)
+        try InProcess.migrate(arguments + ["--models", "Models"], in: directory.path)
     }
 
     @Test func deleteKeepsWhatMatchesTheWholePattern() throws {

@@ -154,7 +154,7 @@ import Testing
         let before = f.snapshot(store)
         let reader = try ReadLock(path: f.path(store), table: "ZITEM")
         defer { reader.release() }
-        let result = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups", "--timeout", "0"])
+        let result = try f.binary(["restore"] + f.models + [store, "--backup-dir", "backups", "--timeout", "0"])
         #expect(result.status == 1)
         #expect(
             result.stderr == """

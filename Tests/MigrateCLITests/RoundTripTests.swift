@@ -51,14 +51,14 @@ import Testing
         ]
         try f.write("in.jsonl", lines.joined(separator: "\n") + "\n")
         for arguments in [["create", "s.sqlite"], ["load", "s.sqlite", "--all", "in.jsonl"]] {
-            let result = try CommandRunner.migrate(arguments + ["--models", "Models"], in: f.path)
+            let result = try InProcess.migrate(arguments + ["--models", "Models"], in: f.path)
             #expect(result.status == 0, "\(result)")
         }
         return "s.sqlite"
     }
 
     func migrate(_ arguments: [String], in f: TemporaryDirectory) throws -> CommandResult {
-        try CommandRunner.migrate(arguments + ["--models", "Models"], in: f.path)
+        try InProcess.migrate(arguments + ["--models", "Models"], in: f.path)
     }
 
     @Test func aWholeStoreWithForwardReferencesAndCyclesRoundTrips() throws {
@@ -133,7 +133,7 @@ import Testing
 
                 """)
         #expect(try StoreDump.dump(f.file("s.sqlite")) == before)
-        let noEntity = try CommandRunner.migrate(
+        let noEntity = try InProcess.migrate(
             ["load", "s.sqlite", "--all", "-", "--models", "Models"], in: f.path,
             stdin: #"{"_pk":1,"name":"who"}"# + "\n")
         #expect(noEntity.status == 1)

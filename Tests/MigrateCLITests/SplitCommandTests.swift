@@ -41,7 +41,7 @@ import Testing
     }
 
     static func run(_ arguments: [String], in folder: TemporaryDirectory) throws -> CommandResult {
-        try CommandRunner.migrate(
+        try InProcess.migrate(
             arguments + ["--models", folder.file("Models"), "--migrations", folder.file("Migrations")])
     }
 

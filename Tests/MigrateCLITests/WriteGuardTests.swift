@@ -186,7 +186,7 @@ import Testing
             try? FileManager.default.removeItem(atPath: folder + "/Notes")
             try make()
             for command in ["apply", "plan", "status"] {
-                let result = try CommandRunner.migrate([
+                let result = try InProcess.migrate([
                     command, scenario.storePath, "--models", scenario.modelsFolder, "--migrations", folder,
                 ])
                 #expect(result.status == 1, "\(command): \(result)")
@@ -225,7 +225,7 @@ import Testing
         let shop = try ShopModel.scenario()
         defer { shop.remove() }
         try SQLiteFile.execute(shop.storePath, "UPDATE ZCUSTOMER SET Z_ENT = 99 WHERE Z_PK = 2")
-        let result = try CommandRunner.migrate(["dump", shop.storePath, "Customer", "--models", shop.modelsFolder])
+        let result = try InProcess.migrate(["dump", shop.storePath, "Customer", "--models", shop.modelsFolder])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.split(separator: "\n").count == 3)
         #expect(

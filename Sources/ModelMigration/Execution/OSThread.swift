@@ -1,5 +1,6 @@
 import CDispatch
 import Foundation
+import ScratchFiles
 
 /// A thread started with `pthread_create`, so that a thread that cannot be started
 /// (no memory left for its stack under a small `ulimit -v`, a process limit) is an
@@ -21,7 +22,11 @@ package final class OSThread {
 
     private final class Body {
         let run: () -> Void
-        init(_ run: @escaping () -> Void) { self.run = run }
+        let inherited: AnyObject?
+        init(_ run: @escaping () -> Void, inherited: AnyObject?) {
+            self.run = run
+            self.inherited = inherited
+        }
     }
 
     private let handle: pthread_t
@@ -35,7 +40,7 @@ package final class OSThread {
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setstacksize(&attributes, stackSize)
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        let context = Unmanaged.passRetained(Body(body, inherited: ThreadInherited.value)).toOpaque()
         #if canImport(Darwin)
             var handle: pthread_t?
         #else
@@ -44,7 +49,10 @@ package final class OSThread {
         let code = pthread_create(
             &handle, &attributes,
             { context in
-                Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+                let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
+                ThreadInherited.value = body.inherited
+                body.run()
+                ThreadInherited.value = nil
                 return nil
             }, context)
         guard code == 0 else {

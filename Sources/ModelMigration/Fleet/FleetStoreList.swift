@@ -30,6 +30,8 @@ public struct FleetStoreList: Sequence, Sendable {
     /// A stop that ends the reading of standard input (`--stores-from -`): a writer
     /// that keeps the pipe open must not hold a stopped run.
     package var stop: FleetStop?
+    /// The descriptor `-` reads: the process's standard input, or a run in process's own.
+    package var standardInput: Int32 = STDIN_FILENO
 
     /// A list of stores.
     public init(
@@ -105,7 +107,7 @@ public struct FleetStoreList: Sequence, Sendable {
                 case .path(let path):
                     if let entry = start(path, fromList: false) { return entry }
                 case .listFile(let path):
-                    lines = LineReader(path: path, stop: list.stop)
+                    lines = LineReader(path: path, stop: list.stop, standardInput: list.standardInput)
                 }
             }
         }

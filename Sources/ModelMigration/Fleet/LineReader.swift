@@ -19,12 +19,12 @@ package struct LineReader {
     private var chunk = [UInt8](repeating: 0, count: 1 << 16)
     private let stop: FleetStop?
 
-    /// Opens `path` (`-`: a copy of standard input's descriptor). Opening a named pipe
-    /// waits for its writer, as `cat` does.
-    package init(path: String, stop: FleetStop? = nil) {
+    /// Opens `path` (`-`: a copy of `standardInput`). Opening a named pipe waits for
+    /// its writer, as `cat` does.
+    package init(path: String, stop: FleetStop? = nil, standardInput: Int32 = STDIN_FILENO) {
         self.path = path
         self.stop = stop
-        descriptor = path == "-" ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC)
+        descriptor = path == "-" ? dup(standardInput) : open(path, O_RDONLY | O_CLOEXEC)
         if descriptor < 0 { error = String(cString: strerror(errno)) }
     }
 
