@@ -120,7 +120,7 @@ import Testing
 
     /// Another connection holds the write lock (`BEGIN IMMEDIATE`): status still reads,
     /// apply waits `--timeout` and exits 1 with the store unchanged.
-    @Test func aLockedStoreTimesOut() throws {
+    @Test(.ownThread) func aLockedStoreTimesOut() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let store = try f.store()
@@ -151,7 +151,7 @@ import Testing
 
     /// A reader keeps a transaction open: `apply --timeout` gives up after the
     /// timeout (not when the reader ends), naming the reader, store unchanged.
-    @Test func aReaderHoldingTheStoreDoesNotOutlastTheTimeout() throws {
+    @Test(.ownThread) func aReaderHoldingTheStoreDoesNotOutlastTheTimeout() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let store = try f.store(items: StockFixture.largeItems)
@@ -179,7 +179,7 @@ import Testing
     /// Two deploys start `apply` on the same store at once: exactly one migrates; the
     /// other finds nothing to do (also when it planned before the winner committed:
     /// the store is then at the target of its plan), or exits 1 because it is locked.
-    @Test func twoConcurrentAppliesMigrateOnce() throws {
+    @Test(.ownThread) func twoConcurrentAppliesMigrateOnce() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let store = try f.store(items: StockFixture.largeItems)

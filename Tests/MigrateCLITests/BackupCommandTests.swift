@@ -117,7 +117,7 @@ import Testing
     /// symbolic link), all with the same --backup-dir: one migrates and keeps the one
     /// backup, of version 1; the others find nothing to do, or find the store changed
     /// or locked and keep no backup, and say so.
-    @Test func concurrentAppliesThroughThreePathsLeaveOneBackupOfTheOldVersion() throws {
+    @Test(.ownThread) func concurrentAppliesThroughThreePathsLeaveOneBackupOfTheOldVersion() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let paths = try Self.threePaths(f, items: StockFixture.largeItems)

@@ -10,7 +10,7 @@ import Testing
     /// trial early in the run, one in the middle, one late); then `status` and
     /// `inspect` right away (reading a hot journal's rollback in a private copy, the
     /// files left as they are), the data, and a second apply.
-    @Test(.slowTrial) func aKilledApplyLeavesExactlyTheOldOrTheNewVersion() throws {
+    @Test(.ownThread, .slowTrial) func aKilledApplyLeavesExactlyTheOldOrTheNewVersion() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let items = StockFixture.largeItems

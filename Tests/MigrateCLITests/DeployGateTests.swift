@@ -38,7 +38,7 @@ import Testing
     /// Replicas of one deploy script starting at once on a fresh server: exactly one
     /// creates the store, the others find it there and carry on (exit 0). A loser
     /// used to remove the file it had begun at the store's path, leaving no store.
-    @Test func concurrentCreatesLeaveOneStore() throws {
+    @Test(.ownThread) func concurrentCreatesLeaveOneStore() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let runs = try (0..<6).map { _ in

@@ -226,7 +226,7 @@ import Testing
 
     /// `load STORE ENTITY -` whose producer went quiet: a signal stops it (read(2)
     /// restarted after the handler and waited for input forever, holding the lock).
-    @Test func aSignalStopsALoadWaitingForInput() throws {
+    @Test(.ownThread) func aSignalStopsALoadWaitingForInput() throws {
         let f = try CLIFixture()
         defer { f.remove() }
         let store = try f.createContacts(version: 3)

@@ -72,10 +72,12 @@ import Testing
 
     /// `(a+)+$` on `aaa…ab` backtracks 2^n times: SIGTERM stops the match itself,
     /// within seconds, and the apply rolls back; in a value and in a filter.
-    @Test(arguments: [
-        "    properties:\n      clean: { value: \"replace:matching:with:($source.text, '(a+)+$', 'x')\" }\n",
-        "    filter: \"text MATCHES '(a+)+'\"\n",
-    ])
+    @Test(
+        .ownThread,
+        arguments: [
+            "    properties:\n      clean: { value: \"replace:matching:with:($source.text, '(a+)+$', 'x')\" }\n",
+            "    filter: \"text MATCHES '(a+)+'\"\n",
+        ])
     func sigtermStopsABacktrackingPattern(_ mapping: String) throws {
         let directory = try TemporaryDirectory(prefix: "regex-sigterm")
         defer { directory.remove() }

@@ -47,7 +47,7 @@ import Testing
         return (old, new)
     }
 
-    @Test func aFleetMigratesEveryGoodStoreAndNamesEveryBadOneLeavingItUnchanged() throws {
+    @Test(.ownThread) func aFleetMigratesEveryGoodStoreAndNamesEveryBadOneLeavingItUnchanged() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let (old, new) = try Self.makeFleet(f, v1: 150, v2: 40)
@@ -204,7 +204,7 @@ import Testing
         #expect(chains.first?["from"] as? Int == 1 && chains.first?["to"] as? Int == 2)
     }
 
-    @Test(.slowTrial) func shardsRunningAtOnceMigrateEachStoreExactlyOnce() throws {
+    @Test(.ownThread, .slowTrial) func shardsRunningAtOnceMigrateEachStoreExactlyOnce() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let (old, _) = try Self.makeFleet(f, v1: 80, v2: 0)
@@ -232,7 +232,7 @@ import Testing
         }
     }
 
-    @Test(.slowTrial) func aRunnerKilledMidFleetIsFinishedByARerun() throws {
+    @Test(.ownThread, .slowTrial) func aRunnerKilledMidFleetIsFinishedByARerun() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let (old, _) = try Self.makeFleet(f, v1: 120, v2: 0)
@@ -276,7 +276,7 @@ import Testing
     /// SIGTERM (a deploy job stopped): the stores under way roll back, none starts
     /// after it, the summary says so, exit 143; every store has its record (rolled
     /// back or not started: `interrupted`, never `failed`); a rerun finishes.
-    @Test(.slowTrial) func aStoppedRunRollsBackWhatIsUnderWayAndSaysSo() throws {
+    @Test(.ownThread, .slowTrial) func aStoppedRunRollsBackWhatIsUnderWayAndSaysSo() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let (old, _) = try Self.makeFleet(f, v1: 100, v2: 0)

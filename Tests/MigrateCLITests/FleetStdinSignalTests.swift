@@ -7,7 +7,7 @@ import Testing
 /// ends interrupted (143), with its summary.
 @Suite struct FleetStdinSignalTests {
     /// `-`, and `/dev/stdin`, which names the same pipe as a path.
-    @Test(arguments: ["-", "/dev/stdin"]) func aSignalEndsTheWaitForMoreStores(list: String) throws {
+    @Test(.ownThread, arguments: ["-", "/dev/stdin"]) func aSignalEndsTheWaitForMoreStores(list: String) throws {
         let f = try StockFixture()
         defer { f.remove() }
         try f.store("fleet/a.sqlite")
@@ -42,7 +42,7 @@ import Testing
 /// `fleet restore --log` from a pipe (`-`, `/dev/stdin`) whose writer keeps it open: a
 /// signal ends the wait, and nothing is restored.
 @Suite struct FleetRestoreLogSignalTests {
-    @Test(arguments: ["-", "/dev/stdin"]) func aSignalEndsTheWaitForTheLog(log: String) throws {
+    @Test(.ownThread, arguments: ["-", "/dev/stdin"]) func aSignalEndsTheWaitForTheLog(log: String) throws {
         let f = try StockFixture()
         defer { f.remove() }
         let (stores, _) = try FleetRestoreCommandTests.deployed(f, count: 2)

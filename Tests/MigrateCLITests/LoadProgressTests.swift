@@ -41,7 +41,7 @@ import Testing
 
     /// The three ways to run it in one test, so that the suite waits for the slow
     /// producer once, not three times.
-    @Test func progressWhileWaitingForInput() throws {
+    @Test(.ownThread) func progressWhileWaitingForInput() throws {
         let f = try CLIFixture()
         defer { f.remove() }
         let stores = try ["a.sqlite", "b.sqlite", "c.sqlite"].map { try f.createContacts($0, version: 3) }

@@ -63,7 +63,7 @@ import Testing
 
     /// SIGINT while apply runs: rolled back, exit 130, the store as it was. The
     /// signal arrives while apply waits for a reader, so it always comes mid-apply.
-    @Test func anInterruptRollsBack() throws {
+    @Test(.ownThread) func anInterruptRollsBack() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let store = try f.store(items: StockFixture.largeItems)

@@ -91,7 +91,7 @@ import Testing
 
     /// SIGTERM while restore waits for another process's lock: it stops, says so,
     /// exits 143 and leaves the store and its folder as they were.
-    @Test func aSignalStopsRestoreAndLeavesNothingBehind() throws {
+    @Test(.ownThread) func aSignalStopsRestoreAndLeavesNothingBehind() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let (store, _) = try RestoreCommandTests.migrated(f)
@@ -140,7 +140,7 @@ import Testing
     /// (WAL mode, so that reading and planning go on beside it), then race for it.
     /// One migrates and keeps the backup; the other finds the store at the target
     /// and says another process migrated it (exit 0, no backup).
-    @Test func theReplicaThatLosesTheRaceReportsNothingToDo() throws {
+    @Test(.ownThread) func theReplicaThatLosesTheRaceReportsNothingToDo() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let store = try f.store()
@@ -173,7 +173,7 @@ import Testing
     /// Another process renames a file over the store while `apply` waits for its
     /// lock (what `restore` does): SQLite refuses to write the moved file, and apply
     /// says the store was replaced, not that it may be damaged.
-    @Test func aStoreReplacedDuringApplyIsReportedAsReplaced() throws {
+    @Test(.ownThread) func aStoreReplacedDuringApplyIsReportedAsReplaced() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let store = try f.store()

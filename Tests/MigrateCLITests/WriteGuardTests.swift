@@ -56,21 +56,21 @@ import Testing
         }
     }
 
-    @Test func updateRollsBackOnSIGTERM() throws {
+    @Test(.ownThread) func updateRollsBackOnSIGTERM() throws {
         try interrupted(["update", "Customer", "--set", "visits = visits + 1"], signal: SIGTERM)
     }
 
     /// The other signals whose default action would end the process mid-write
     /// (a closed terminal, Ctrl-\\, a CPU-time limit, a supervisor's USR1/USR2) roll
     /// back as SIGTERM does (exit 128 + the signal; Docs/CLI.md "Signals and closed output").
-    @Test(arguments: [SIGHUP, SIGQUIT, SIGXCPU, SIGUSR1, SIGUSR2])
+    @Test(.ownThread, arguments: [SIGHUP, SIGQUIT, SIGXCPU, SIGUSR1, SIGUSR2])
     func updateRollsBackOnEveryStoppingSignal(signal: Int32) throws {
         try interrupted(["update", "Customer", "--set", "visits = visits + 1"], signal: signal)
     }
 
     /// A signal the parent ignored stays ignored (`nohup migrate apply … &` survives the
     /// end of its ssh session): the write goes on and commits; SIGTERM still stops it.
-    @Test func aSignalTheParentIgnoredStopsNothing() throws {
+    @Test(.ownThread) func aSignalTheParentIgnoredStopsNothing() throws {
         let shop = try ShopModel.scenario()
         defer { shop.remove() }
         let visits = try StoreDump.dump(shop.storePath)
@@ -90,11 +90,11 @@ import Testing
         #expect(try StoreDump.dump(shop.storePath) != visits, "the update was not written")
     }
 
-    @Test func deleteRollsBackOnSIGINT() throws {
+    @Test(.ownThread) func deleteRollsBackOnSIGINT() throws {
         try interrupted(["delete", "Order"], signal: SIGINT)
     }
 
-    @Test func loadRollsBackOnSIGINT() throws {
+    @Test(.ownThread) func loadRollsBackOnSIGINT() throws {
         let shop = try ShopModel.scenario()
         defer { shop.remove() }
         let lines = (100..<400).map { #"{"_pk": \#($0), "name": "Pen \#($0)"}"# }.joined(separator: "\n")
@@ -118,7 +118,7 @@ import Testing
     /// A reader holding the store: load waits for it at BEGIN (as update and delete
     /// do), then says who holds the store; it was SQLite's raw "Error: SQLite error 5
     /// (SQLITE_BUSY) … in `COMMIT TRANSACTION`", after all the work, even with --json.
-    @Test func loadBesideAReaderSaysWhoHoldsTheStore() throws {
+    @Test(.ownThread) func loadBesideAReaderSaysWhoHoldsTheStore() throws {
         let shop = try ShopModel.scenario()
         defer { shop.remove() }
         try #"{"_pk": 100, "name": "Pen"}"#.write(

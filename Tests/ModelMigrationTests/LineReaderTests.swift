@@ -57,7 +57,7 @@ import Testing
 
     /// A named pipe whose writer keeps it open: the lines written are returned, then a
     /// stop ends the reading (the list was cut short) instead of waiting.
-    @Test func aStopEndsTheWaitOnANamedPipe() throws {
+    @Test(.ownThread) func aStopEndsTheWaitOnANamedPipe() throws {
         let path = Self.temporary("fifo")
         defer { Self.remove(path) }
         #expect(mkfifo(path, 0o600) == 0)
