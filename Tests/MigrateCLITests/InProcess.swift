@@ -92,6 +92,12 @@ enum InProcess {
             let writeEnd = ends[1]
             let bytes = Array(text.utf8)
             writer = try OSThread.start(stackSize: 256 << 10) {
+                // A run that stops reading makes the write EPIPE; SIGPIPE, which goes to the
+                // writing thread, stays pending on this one instead of ending the tests.
+                var blocked = sigset_t()
+                sigemptyset(&blocked)
+                sigaddset(&blocked, SIGPIPE)
+                pthread_sigmask(SIG_BLOCK, &blocked, nil)
                 var offset = 0
                 while offset < bytes.count {
                     let n = bytes[offset...].withUnsafeBytes { write(writeEnd, $0.baseAddress, $0.count) }

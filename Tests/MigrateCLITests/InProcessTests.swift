@@ -38,6 +38,16 @@ import Testing
         }
     }
 
+    /// A run that leaves its standard input unread ends as it would with the binary,
+    /// and the megabyte the harness could not write never stops the tests (SIGPIPE).
+    @Test func anUnreadStandardInputIsNoSignal() throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        let result = try f.migrate(["validate"] + f.models, stdin: String(repeating: "x", count: 1 << 20))
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "Models/Contacts: 3 versions valid\n", "\(result)")
+    }
+
     /// Twelve runs at once, in three folders, each naming its store by a relative path:
     /// each reads its own folder's store and says so on its own stdout.
     @Test func runsAtOnceKeepTheirFoldersAndStreams() throws {
