@@ -34,11 +34,41 @@ public enum MigrateTool {
         // stream still open; SIGPIPE's default action would instead kill the process
         // inside its transaction, leaving a hot journal and no word.
         signal(SIGPIPE, SIG_IGN)
+        keepStandardStreamsClosed()
+        keepHelpWideEnough()
         let arguments = Array(CommandLine.arguments.dropFirst())
         exit(
             run(arguments, in: Invocation(policies: policies)) { command in
                 if !(command is FleetApply || command is FleetRestore) { mm_signal_early_release() }
             })
+    }
+
+    /// A standard stream the tool was started without (`<&-`, `>&-`, `2>&-`) stays closed
+    /// to it, and its number is never taken by a file the tool opens: `/dev/null` holds it,
+    /// opened the other way round, so reading a closed stdin or writing a closed stdout
+    /// still fails with EBADF. Without it the signal watcher's pipe became descriptor 0,
+    /// and `fleet apply --stores-from - <&-` read that pipe and waited for ever.
+    private static func keepStandardStreamsClosed() {
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO]
+        where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            let placeholder = open("/dev/null", (descriptor == STDIN_FILENO ? O_WRONLY : O_RDONLY) | O_CLOEXEC)
+            if placeholder >= 0 && placeholder != descriptor {
+                dup2(placeholder, descriptor)
+                close(placeholder)
+            }
+        }
+    }
+
+    /// Help is never wrapped under 40 columns: argument-parser measures the width itself
+    /// (`COLUMNS`, else the terminal's, else 80) wherever it writes help or usage, and
+    /// stops the process under 27 (`COLUMNS=10 migrate --help`, a very narrow terminal).
+    private static func keepHelpWideEnough() {
+        var width = ProcessInfo.processInfo.environment["COLUMNS"].flatMap { Int($0) }
+        if width == nil {
+            var size = winsize()
+            if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { width = Int(size.ws_col) }
+        }
+        if let width, width < 40 { setenv("COLUMNS", "40", 1) }
     }
 
     /// Runs the tool on `arguments` (without the program's name) as `invocation`, on
@@ -88,12 +118,13 @@ public enum MigrateTool {
     private static func end(with error: any Error, json: Bool) -> Int32 {
         guard let ending = CommandEnding.of(error, command: Migrate.self, json: json) else {
             // Help, and a clean exit: said as argument-parser says them.
+            // The removals first, as before the help, which argument-parser printed at exit.
+            Output.reportRemovedScratch()
             let text = Migrate.fullMessage(for: error, columns: Invocation.current.columns)
             let code = Migrate.exitCode(for: error).rawValue
             if !text.isEmpty {
                 if code == ExitCode.success.rawValue { Output.write(text + "\n") } else { Output.errRaw(text + "\n") }
             }
-            Output.reportRemovedScratch()
             return code
         }
         Output.render(ending)
