@@ -3,8 +3,8 @@ import ModelMigration
 import TestSupport
 import Testing
 
-/// A temporary working folder in which the built `migrate` runs, as a deploy script
-/// would run it (no `./Models` there unless a test passes `--models`).
+/// A temporary working folder in which `migrate` runs (in process, or the built binary
+/// with `binary(_:)`), as a deploy script would run it (no `./Models` there unless a test passes `--models`).
 struct CLIFixture {
     let directory: TemporaryDirectory
 

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `migrate diagram`, run as a person runs it: the built binary on a temporary
+/// `migrate diagram`, run as a person runs it (in process): the command on a temporary
 /// models folder, checking stdout, stderr and the exit code.
 @Suite struct DiagramCommandTests {
     /// Optional attributes, a uniqueness constraint, an ordered one-to-many with a

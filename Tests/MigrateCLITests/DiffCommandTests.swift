@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `migrate diff A B`, run as a deploy script runs it: the built binary on a
+/// `migrate diff A B`, run as a deploy script runs it (in process): the command on a
 /// temporary models folder, checking stdout, stderr and the exit code.
 @Suite struct DiffCommandTests {
     static let v1 = """

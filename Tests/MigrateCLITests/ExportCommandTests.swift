@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `migrate export`, run as a developer runs it: the built binary writing a bundle
+/// `migrate export`, run as a developer runs it (in process): the command writing a bundle
 /// that `migrate import` reads back into the same versions.
 @Suite struct ExportCommandTests {
     static let v1 = """

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `migrate import`, run as a developer runs it: the built binary on a temporary
+/// `migrate import`, run as a developer runs it (in process): the command on a temporary
 /// `.xcdatamodeld` bundle, checking files written, stdout, stderr and exit codes.
 @Suite struct ImportCommandTests {
     static func version(_ identifier: String, _ entities: String) -> String {

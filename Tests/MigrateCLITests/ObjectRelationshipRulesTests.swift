@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// What `load`, `delete` and `apply --verify` make of required to-many
-/// relationships, and `dump` → `load` of ordered ones, through the built `migrate`.
+/// relationships, and `dump` → `load` of ordered ones, through `migrate`'s commands (in process).
 @Suite struct ObjectRelationshipRulesTests {
     /// A library of games (shaped like a real emulator app's model, in our own
     /// words): `Game.cheats` is a required to-many without `minCount`, as Xcode
