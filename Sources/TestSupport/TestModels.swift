@@ -15,6 +15,27 @@ public enum TestModels {
     package static var modelsFolder: String { packageRoot + "/Models" }
 
     /// The example model, `Models/Contacts` (every version in the folder).
+    /// A version with one entity, `Sample`, holding one optional attribute of every type
+    /// (`i16` … `opaque`, a transformable): for tests of values as stored and read.
+    package static let everyOptionalType = """
+        entities:
+          Sample:
+            attributes:
+              i16: integer16?
+              i32: integer32?
+              i64: integer64?
+              amount: decimal?
+              ratio: double?
+              weight: float?
+              text: string?
+              flag: boolean?
+              stamp: date?
+              payload: binary?
+              token: uuid?
+              link: uri?
+              opaque: { type: transformable, optional: true, transformer: NSSecureUnarchiveFromData }
+        """
+
     package static func contacts() throws -> CompiledModel {
         try TestCache.shared.model("path:Models/Contacts") { () throws -> CompiledModel in
             try ModelLoader.loadModel(path: modelsFolder + "/Contacts")

@@ -6,25 +6,8 @@ import SQLiteStore
 import TestSupport
 import Testing
 
-/// One optional attribute of every type.
-private let typesModel = """
-    entities:
-      Sample:
-        attributes:
-          i16: integer16?
-          i32: integer32?
-          i64: integer64?
-          amount: decimal?
-          ratio: double?
-          weight: float?
-          text: string?
-          flag: boolean?
-          stamp: date?
-          payload: binary?
-          token: uuid?
-          link: uri?
-          opaque: { type: transformable, optional: true, transformer: NSSecureUnarchiveFromData }
-    """
+/// One optional attribute of every type (TestSupport).
+private let typesModel = TestModels.everyOptionalType
 
 private let libraryModel = """
     entities:

@@ -5,25 +5,8 @@ import Testing
 
 @testable import SQLiteStore
 
-/// A model with one optional attribute of every type.
-private let typesModel = """
-    entities:
-      Sample:
-        attributes:
-          i16: integer16?
-          i32: integer32?
-          i64: integer64?
-          amount: decimal?
-          ratio: double?
-          weight: float?
-          text: string?
-          flag: boolean?
-          stamp: date?
-          payload: binary?
-          token: uuid?
-          link: uri?
-          opaque: { type: transformable, optional: true, transformer: NSSecureUnarchiveFromData }
-    """
+/// One optional attribute of every type (TestSupport).
+private let typesModel = TestModels.everyOptionalType
 
 /// Every kind of relationship: to-one with a to-many inverse (Book.publisher), ordered
 /// to-many (Author.books), many-to-many (Book.tags), one-to-one (Author.profile).
