@@ -358,17 +358,22 @@ package enum JSONValue: Sendable, Hashable {
         }
 
         mutating func hex4() throws(JSONParseError) -> UInt32 {
-            // Four hex digits: `UInt32(_:radix:)` alone would also take a sign ("\u+041").
-            guard index + 4 <= bytes.count,
-                bytes[index..<index + 4].allSatisfy({
-                    ($0 >= 48 && $0 <= 57) || (($0 | 0x20) >= 97 && ($0 | 0x20) <= 102)
-                }),
-                let v = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
-            else {
-                throw error("expected 4 hex digits")
+            // Four hex digits, byte by byte: no sign ("\u+041"), no String made per escape.
+            guard index + 4 <= bytes.count else { throw error("expected 4 hex digits") }
+            var value: UInt32 = 0
+            for offset in 0..<4 {
+                let byte = bytes[index + offset]
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: throw error("expected 4 hex digits")
+                }
+                value = value << 4 | UInt32(digit)
             }
             index += 4
-            return v
+            return value
         }
     }
 }

@@ -56,13 +56,16 @@ private let shelfModel = """
         let item = try #require(version.entity(named: "Item"))
         var accepted = 0
         var declined = 0
+        // Lines of Item (and Book), and a whole store's lines (each names its entity). One
+        // reader for each reads every line, as `load` reads a file.
+        let bases: [CompiledEntity?] = [item, nil]
+        var readers = bases.map { FastLineReader(version: version, entity: $0) }
         for trial in 0..<3000 {
             let line = RandomLine.make(&random, version: version)
-            // Lines of Item (and Book), and a whole store's lines (each names its entity).
-            for base in [item, nil] as [CompiledEntity?] {
-                var fast = FastLineReader(version: version, entity: base)
+            for (which, base) in bases.enumerated() {
                 let bytes = Array(line.utf8)
-                let (fastName, fastRecord) = bytes.withUnsafeBufferPointer { buffer in (fast.read(buffer), fast.record)
+                let (fastName, fastRecord) = bytes.withUnsafeBufferPointer { buffer in
+                    (readers[which].read(buffer), readers[which].record)
                 }
                 let general = bytes.withUnsafeBufferPointer {
                     ObjectJSONLines.generalRecord($0, entity: base, version: version)

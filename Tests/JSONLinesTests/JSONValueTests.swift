@@ -12,6 +12,8 @@ import Testing
     @Test func decodesEscapesAndSurrogates() throws {
         let value = try JSONValue.parse(#"["a\"b\\c\n", "\u00e9\ud83d\ude00", true, false, null]"#)
         #expect(value == .array([.string("a\"b\\c\n"), .string("é😀"), .bool(true), .bool(false), .null]))
+        // Hex digits in either case.
+        #expect(try JSONValue.parse(#""\u00E9\uD83D\uDE00\u004a""#) == .string("é😀J"))
     }
 
     @Test func writesCompactTextThatParsesBack() throws {
@@ -28,6 +30,10 @@ import Testing
         ("\"open", "unclosed string", 6),
         ("{} x", "unexpected text after the value", 4),
         ("01", "a number cannot start with 0", 2),
+        (#""\u+041""#, "expected 4 hex digits", 4),
+        (#""\u00g1""#, "expected 4 hex digits", 4),
+        (#""\u12""#, "expected 4 hex digits", 4),
+        (#""\ud83d\u-e00""#, "expected 4 hex digits", 10),
     ])
     func reportsWhatWasExpectedAndWhere(text: String, message: String, offset: Int) {
         #expect(throws: JSONParseError(message: message, offset: offset)) { try JSONValue.parse(text) }

@@ -257,6 +257,27 @@ final class BackgroundMigrate {
         Thread.sleep(forTimeInterval: 0.3)
     }
 
+    /// Waits until the process has spent `seconds` of CPU time (user + system, from
+    /// `/proc/PID/stat`), or `timeout` seconds have passed: a busy child is known to be
+    /// inside its work without a fixed sleep that burns CPU on a quiet machine and may
+    /// be too short on a busy one.
+    func waitUntilItHasWorked(cpuSeconds seconds: Double, timeout: Double = 20) {
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline, process.isRunning {
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            // The fields after the command name, which is in parentheses and may hold spaces.
+            let fields = stat.split(separator: ")").last.map { $0.split(separator: " ") } ?? []
+            // utime and stime are fields 14 and 15, the 12th and 13th after the name.
+            if fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]),
+                (user + system) / ticks >= seconds
+            {
+                return
+            }
+            usleep(20_000)
+        }
+    }
+
     /// What a finished child printed and how it ended.
     struct Outcome: CustomStringConvertible {
         /// The exit status, or 128 + the signal number when killed.

@@ -102,8 +102,8 @@ import Testing
         let run = try BackgroundMigrate(
             ["apply", "notes.sqlite", "--models", "Models", "--migrations", "Migrations"], in: directory.path)
         run.waitUntilItOpens(store)
-        // Long enough to be inside the matching (planning the store itself takes far less).
-        Thread.sleep(forTimeInterval: 2)
+        // Inside the matching: starting and planning take a small part of this CPU time.
+        run.waitUntilItHasWorked(cpuSeconds: 0.6)
         #expect(run.process.isRunning, "the apply ended before the signal: the pattern did not backtrack")
         let sent = Date()
         kill(run.pid, SIGTERM)
