@@ -117,10 +117,18 @@ struct JSONCursor {
     }
 
     private mutating func hex4() -> UInt32? {
-        guard n - i >= 4 else { return nil }
+        guard let value = Self.hex4(line, at: i) else { return nil }
+        i += 4
+        return value
+    }
+
+    /// The four hex digits (either case) at `index` as a number, or nil: no sign, as
+    /// `UInt32(_:radix:)` would take ("\u+041"). Both readers read `\u` escapes with it.
+    static func hex4(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt32? {
+        guard bytes.count - index >= 4 else { return nil }
         var value: UInt32 = 0
         for k in 0..<4 {
-            let b = line[i + k]
+            let b = bytes[index + k]
             let digit: UInt8
             switch b {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = b - UInt8(ascii: "0")
@@ -130,7 +138,6 @@ struct JSONCursor {
             }
             value = value << 4 | UInt32(digit)
         }
-        i += 4
         return value
     }
 

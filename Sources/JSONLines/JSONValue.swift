@@ -358,20 +358,7 @@ package enum JSONValue: Sendable, Hashable {
         }
 
         mutating func hex4() throws(JSONParseError) -> UInt32 {
-            // Four hex digits, byte by byte: no sign ("\u+041"), no String made per escape.
-            guard index + 4 <= bytes.count else { throw error("expected 4 hex digits") }
-            var value: UInt32 = 0
-            for offset in 0..<4 {
-                let byte = bytes[index + offset]
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                default: throw error("expected 4 hex digits")
-                }
-                value = value << 4 | UInt32(digit)
-            }
+            guard let value = JSONCursor.hex4(bytes, at: index) else { throw error("expected 4 hex digits") }
             index += 4
             return value
         }

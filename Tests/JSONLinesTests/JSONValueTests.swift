@@ -16,6 +16,20 @@ import Testing
         #expect(try JSONValue.parse(#""\u00E9\uD83D\uDE00\u004a""#) == .string("é😀J"))
     }
 
+    /// `\uXXXX` read as `UInt32(_:radix: 16)` reads the digits, in either case: both
+    /// readers share the digit reading, so it is held to the standard library here.
+    @Test func everyEscapeReadsAsItsHexValue() throws {
+        for code in stride(from: 0, through: 0xFFFF, by: 7) where !(0xD800..<0xE000).contains(code) {
+            let lower = String(code, radix: 16)
+            let digits = String(repeating: "0", count: 4 - lower.count) + lower
+            let value = try #require(UInt32(digits, radix: 16))
+            let scalar = try #require(Unicode.Scalar(value))
+            for text in [digits, digits.uppercased()] {
+                #expect(try JSONValue.parse("\"\\u\(text)\"") == .string(String(Character(scalar))), "\\u\(text)")
+            }
+        }
+    }
+
     @Test func writesCompactTextThatParsesBack() throws {
         let value = JSONValue.object([
             ("name", .string("Zoë \"Z\"\t")), ("n", .number("12")), ("list", .array([.null])),
