@@ -131,8 +131,11 @@ public enum MigrateTool {
         // The removals are said after the failure, as after a success.
         Output.reportRemovedScratch()
         // A failure's exit code stands; what stdout lost is said on stderr too
-        // (`fleet apply --json | head -1` with a failed store said nothing at all).
+        // (`fleet apply --json | head -1` with a failed store said nothing at all). With
+        // `--json` the failure itself went to stdout: said on stderr as well, as text,
+        // or nothing would say why (`status --json >&-` on a damaged store).
         if let lost = Output.stdoutFailure {
+            if ending.json, ending.outcome.kind.isFailure { Output.err("error: \(ending.outcome.message)") }
             Output.err("warning: standard output could not be written (\(lost)); what it received is incomplete")
         }
         return ending.exitCode

@@ -45,19 +45,31 @@ import Testing
 
     /// A command that fails with stdout closed keeps its exit code and still says on
     /// stderr that its output was lost (`fleet apply --json | head -1` with a failed
-    /// store said nothing).
+    /// store said nothing), and, with `--json`, why it failed: the error object went to
+    /// the lost stdout.
     @Test func aFailureWithStdoutClosedSaysItsOutputWasLost() throws {
         let f = try CLIFixture()
         defer { f.remove() }
         try f.directory.write("broken.sqlite", "not a store")
-        for arguments in [["apply", "--json", "broken.sqlite"], ["fleet", "apply", "--json", "broken.sqlite"]] {
+        let reason = "error: broken.sqlite: not an SQLite database (the file does not start with SQLite's header)\n"
+        let lost = "warning: standard output could not be written (Broken pipe); what it received is incomplete\n"
+        for (arguments, said) in [
+            (["apply", "--json", "broken.sqlite"], reason + lost),
+            (["status", "--json", "broken.sqlite"], reason + lost),
+            (["inspect", "--json", "broken.sqlite"], reason + lost),
+            // Text goes to stderr, and nothing was lost; a fleet's failures were in its lost summary.
+            (["apply", "broken.sqlite"], reason),
+            (["fleet", "apply", "--json", "broken.sqlite"], "error: failed; the store is unchanged\n" + lost),
+        ] {
             let (process, stderr) = try Self.runWithStdoutClosed(arguments + f.models, in: f)
-            #expect(process.terminationStatus == 1, "\(stderr)")
-            #expect(
-                stderr.contains(
-                    "warning: standard output could not be written (Broken pipe); what it received is incomplete"),
-                "\(stderr)")
+            #expect(process.terminationStatus == 1, "\(arguments): \(stderr)")
+            #expect(stderr == said, "\(arguments)")
         }
+        // An answer that is no failure keeps to the warning: its exit code says it.
+        let store = try f.createContacts(version: 1)
+        let (process, stderr) = try Self.runWithStdoutClosed(["status", "--json", store] + f.models, in: f)
+        #expect(process.terminationStatus == 3, "\(stderr)")
+        #expect(stderr == lost)
     }
 
     /// Runs the built `migrate` in `f` with a stdout whose reader closed before it
