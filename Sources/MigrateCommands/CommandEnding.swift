@@ -47,6 +47,16 @@ struct CommandEnding: Error {
     /// The process's exit code: the outcome table's.
     var exitCode: Int32 { outcome.exitCode }
 
+    /// What to say on stderr when the JSON that carried this failure could not be
+    /// written: its text form, as without `--json`. Nil when there is no failure, no
+    /// JSON, or when the command's own output said it (`.said`: a plan, a fleet's
+    /// summary, validate's diagnostics), which no text here would replace.
+    var textWhenJSONIsLost: String? {
+        guard json, outcome.kind.isFailure else { return nil }
+        if case .said = form { return nil }
+        return rendered ?? "error: \(outcome.message)"
+    }
+
     /// Every error that reaches the tool's entry, as an ending: a command's, a
     /// planning failure, argument-parser's usage errors (exit 64; with `--json` the
     /// error object too), anything else through its outcome. Nil for help and a

@@ -135,7 +135,7 @@ public enum MigrateTool {
         // `--json` the failure itself went to stdout: said on stderr as well, as text,
         // or nothing would say why (`status --json >&-` on a damaged store).
         if let lost = Output.stdoutFailure {
-            if ending.json, ending.outcome.kind.isFailure { Output.err("error: \(ending.outcome.message)") }
+            if let text = ending.textWhenJSONIsLost { Output.err(text) }
             Output.err("warning: standard output could not be written (\(lost)); what it received is incomplete")
         }
         return ending.exitCode

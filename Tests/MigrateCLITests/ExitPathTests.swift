@@ -53,15 +53,24 @@ import Testing
         try f.directory.write("broken.sqlite", "not a store")
         let reason = "error: broken.sqlite: not an SQLite database (the file does not start with SQLite's header)\n"
         let lost = "warning: standard output could not be written (Broken pipe); what it received is incomplete\n"
+        try f.directory.write(
+            "Broken/Shop/1.yaml", "model: Shop\nversion: 1\nentities:\n  Item:\n    attributes: { n: strin }\n")
+        let compiled = try f.migrate(["compile", "--models", "Broken"])
+        let broken = compiled.stderr
+        #expect(compiled.status == 1 && broken.contains("strin"), "\(compiled)")
         for (arguments, said) in [
-            (["apply", "--json", "broken.sqlite"], reason + lost),
-            (["status", "--json", "broken.sqlite"], reason + lost),
-            (["inspect", "--json", "broken.sqlite"], reason + lost),
-            // Text goes to stderr, and nothing was lost; a fleet's failures were in its lost summary.
-            (["apply", "broken.sqlite"], reason),
-            (["fleet", "apply", "--json", "broken.sqlite"], "error: failed; the store is unchanged\n" + lost),
+            (["apply", "--json", "broken.sqlite"] + f.models, reason + lost),
+            (["status", "--json", "broken.sqlite"] + f.models, reason + lost),
+            (["inspect", "--json", "broken.sqlite"] + f.models, reason + lost),
+            // Text goes to stderr, and nothing was lost.
+            (["apply", "broken.sqlite"] + f.models, reason),
+            // A fleet's failures were in its summary, a model's in validate's diagnostics.
+            (["fleet", "apply", "--json", "broken.sqlite"] + f.models, lost),
+            (["validate", "--json", "--models", "Broken"], lost),
+            // Without a store: said as the text form would say it.
+            (["compile", "--json", "--models", "Broken"], broken + lost),
         ] {
-            let (process, stderr) = try Self.runWithStdoutClosed(arguments + f.models, in: f)
+            let (process, stderr) = try Self.runWithStdoutClosed(arguments, in: f)
             #expect(process.terminationStatus == 1, "\(arguments): \(stderr)")
             #expect(stderr == said, "\(arguments)")
         }
