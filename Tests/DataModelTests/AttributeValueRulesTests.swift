@@ -35,6 +35,11 @@ import Testing
         #expect(nick.violations(of: .string("abcdef")) == ["abcdef is above max 5"])
         #expect(nick.violations(of: .string("a")) == ["a is below min 2"])
         #expect(nick.violations(of: .string("abcde")) == [])
+        // UTF-16 units, as NSString.length counts: an emoji is 2, a combining accent 1 more.
+        #expect(nick.violations(of: .string("😀")) == [])
+        #expect(nick.violations(of: .string("e\u{301}")) == [])
+        #expect(nick.violations(of: .string("😀😀😀")) == ["😀😀😀 is above max 5"])
+        #expect(nick.violations(of: .string("é")) == ["é is below min 2"])
         #expect(attribute(.binary, max: .integer(2)).violations(of: .binary([1, 2, 3])) == ["AQID is above max 2"])
         #expect(
             attribute(.uri, max: .integer(8)).violations(of: .uri("https://example.com")) == [

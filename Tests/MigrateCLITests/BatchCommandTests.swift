@@ -59,6 +59,36 @@ import Testing
         #expect(try rows(shop, "SELECT ZNAME FROM ZPRODUCT ORDER BY Z_PK") == "'Book'\n'Pen'\n'Lamp'")
     }
 
+    /// A string's `min`/`max` length counts UTF-16 units, as NSString.length does:
+    /// two emoji are four, over a maximum of 3; one emoji is two, at a minimum of 2.
+    @Test func updateCountsAStringsLengthInUTF16Units() throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        try f.directory.write(
+            "Tags/Tags/1.yaml",
+            "model: Tags\nversion: 1\nentities:\n  Tag:\n    attributes: { code: { type: string, min: 2, max: 3 } }\n")
+        try f.directory.write("tags.jsonl", #"{"code": "ab"}"# + "\n")
+        let models = ["--models", "Tags"]
+        #expect(try f.migrate(["create", "tags.sqlite"] + models).status == 0)
+        #expect(try f.migrate(["load", "tags.sqlite", "Tag", "tags.jsonl"] + models).status == 0)
+        let over = try f.migrate(["update", "tags.sqlite", "Tag", "--set", "code = code + '😀'"] + models)
+        #expect(over.status == 1)
+        #expect(
+            over.stderr == """
+                error: 1 object would break the model; nothing was changed:
+                  Tag 1: code: ab😀 is above max 3
+
+                """)
+        // A constant is held to the limits when the request is read.
+        let constant = try f.migrate(["update", "tags.sqlite", "Tag", "--set", "code = '😀😀'"] + models)
+        #expect(constant.status == 64)
+        #expect(constant.stderr.contains("😀😀 is above max 3"), "\(constant)")
+        let one = try f.migrate(["update", "tags.sqlite", "Tag", "--set", "code = '😀'"] + models)
+        #expect(one.status == 0, "\(one)")
+        let dump = try f.migrate(["dump", "tags.sqlite", "Tag"] + models)
+        #expect(dump.stdout.contains(#""code":"😀""#), "\(dump)")
+    }
+
     @Test func updateRefusesWhatTheModelRefuses() throws {
         let shop = try ShopModel.scenario()
         defer { shop.remove() }

@@ -62,6 +62,30 @@ import Testing
         #expect(try s.storeVersion() == 2)
     }
 
+    /// A string's new maximum length counts UTF-16 units, as NSString.length (and
+    /// Core Data's validation) does: two emoji are four.
+    @Test func aStringMaximumCountsUTF16Units() throws {
+        let v2 = try edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      nick: string?\n")
+        let v3 = try edit(
+            Pets.v1, "      age: integer16?\n",
+            "      age: integer16?\n      nick: { type: string, optional: true, max: 3 }\n")
+        let s = try MigrationScenario("Pets", versions: [v2, v3])
+        defer { s.remove() }
+        try Pets.seed(s)
+        try s.withObjects {
+            try $0.store.connection.execute("UPDATE ZPERSON SET ZNICK = '😀😀' WHERE Z_PK = 2")
+            try $0.store.connection.execute("UPDATE ZPERSON SET ZNICK = 'e\u{301}x' WHERE Z_PK = 3")
+        }
+        #expect {
+            try s.plan()
+        } throws: { error in
+            "\(error)".contains("Person.nick gets max 3 (length), and stored values are outside it: 1 row: Z_PK 2")
+        }
+        try s.withObjects { try $0.store.connection.execute("UPDATE ZPERSON SET ZNICK = '😀' WHERE Z_PK = 2") }
+        try s.migrate()
+        #expect(try s.storeVersion() == 2)
+    }
+
     /// Through the CLI: exit 4, store unchanged, the remedy on stderr.
     @Test func theCLIExits4() throws {
         let s = try MigrationScenario.pets(Self.requiredAge)

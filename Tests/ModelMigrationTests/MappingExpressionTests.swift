@@ -293,6 +293,11 @@ import Testing
                 "code", "$source.name + '!!'",
                 "Visit.code: 'ann!!' of source row Z_PK 1 is outside max 3 (length)" + hint
             ),
+            // Two characters, four UTF-16 units: NSString.length's count.
+            (
+                "code", "FUNCTION($source.name, 'substringToIndex:', 0) + '😀😀'",
+                "Visit.code: '😀😀' of source row Z_PK 1 is outside max 3 (length)" + hint
+            ),
         ] {
             let s = try Self.visits(
                 "entities:\n  Visit:\n    properties:\n      \(property): { value: \"\(expression)\" }\n")

@@ -421,6 +421,9 @@ extension ObjectAccessTests {
         ("takenAt", .date(.nan), "Reading.takenAt: NaN cannot be stored (SQLite stores it as NULL)"),
         ("code", .string("a"), "Reading.code: length 1 is below the minimum 2"),
         ("code", .string("abcde"), "Reading.code: length 5 is above the maximum 4"),
+        // UTF-16 units, as NSString.length counts (three characters, six units).
+        ("code", .string("😀😀😀"), "Reading.code: length 6 is above the maximum 4"),
+        ("code", .string("é"), "Reading.code: length 1 is below the minimum 2"),
         ("blob", .binary([]), "Reading.blob: length 0 is below the minimum 1"),
         ("blob", .binary([1, 2, 3, 4]), "Reading.blob: length 4 is above the maximum 3"),
     ])
@@ -438,6 +441,9 @@ extension ObjectAccessTests {
                 "level": .integer(5), "ratio": .double(1.5), "takenAt": .date(86_400),
                 "code": .string("ab"), "blob": .binary([1, 2, 3]),
             ])
+        // One emoji is two UTF-16 units: at the minimum.
+        try f.access.insert("Reading", values: ["code": .string("😀"), "level": .integer(1)])
+        #expect(try f.access.count("Reading") == 2)
     }
 
     // MARK: Relationship targets

@@ -4,7 +4,8 @@ extension AttributeDescription {
     ///
     /// The rules are the attribute's type (kind and, for integers and floats,
     /// range), its `min`/`max` (a value for numbers and dates, a length for
-    /// strings, URIs and binary data) and, for `nil`, its optionality. Model
+    /// strings, URIs and binary data: ``limitLength(of:)``) and, for `nil`, its
+    /// optionality. Model
     /// defaults and mapping-file values go through this one check, so a value a
     /// model would refuse as its default is refused in a mapping file too.
     public func violations(of value: AttributeValue?) -> [String] {
@@ -23,12 +24,17 @@ extension AttributeDescription {
         return []
     }
 
+    /// The length `min` and `max` bound for a string or URI: its UTF-16 code units,
+    /// as `NSString.length` counts them and Core Data's validation measures a string
+    /// (`"😀"` is 2, `"e\u{301}"` is 2). Every check of a length counts so: values
+    /// written here, and the SQL of a migration's and a batch request's checks.
+    package static func limitLength(of text: String) -> Int { text.utf16.count }
+
     /// What `min`/`max` bound: the length of strings, URIs and binary data, the
     /// value itself otherwise.
     private func measure(_ value: AttributeValue) -> AttributeValue {
         switch value {
-        // Characters, as the decoder has always counted string limits.
-        case .string(let s), .uri(let s): .integer(Int64(s.count))
+        case .string(let s), .uri(let s): .integer(Int64(Self.limitLength(of: s)))
         case .binary(let bytes): .integer(Int64(bytes.count))
         default: value
         }

@@ -317,7 +317,8 @@ extension SegmentPlanner {
         }
         let measured: String
         switch new.type {
-        case .string, .uri: measured = "length(\(SQLText.q(column.name)))"
+        // UTF-16 units, as `AttributeDescription.limitLength` counts (SQLite's `length` counts code points).
+        case .string, .uri: measured = "mm_utf16_length(\(SQLText.q(column.name)))"
         case .binary: measured = "length(CAST(\(SQLText.q(column.name)) AS BLOB))"
         case .integer16, .integer32, .integer64, .double, .float, .date, .decimal:
             measured = "CAST(\(SQLText.q(column.name)) AS REAL)"

@@ -35,8 +35,8 @@ package import Foundation
 ///   row when it is NULL (a mapping file's value for a required attribute).
 ///
 /// - `mm_within(value, low, high, flags, key, label, limits)`: the value, or a
-///   failed statement naming the row when it (with flag 1, its length: Unicode
-///   characters of a text, bytes of a blob) is below `low` or above `high` (NULL:
+///   failed statement naming the row when it (with flag 1, its length: UTF-16
+///   units of a text, as `NSString.length` counts, bytes of a blob) is below `low` or above `high` (NULL:
 ///   no bound); with flag 2, NULL instead of the failure (`onFailure: nil`): a
 ///   mapping file's value held to its destination attribute's range and
 ///   `min`/`max` (`Visit.stars: 40000 of source row Z_PK 2 is outside integer16
@@ -251,7 +251,7 @@ extension Connection {
                     measure = .integer(
                         type == SQLITE_BLOB
                             ? Int64(sqlite3_value_bytes(value))
-                            : Int64(textBytes(value).map { $0.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } } ?? 0))
+                            : Int64(textBytes(value).map { FoundationText.utf16Length($0) } ?? 0))
                 } else {
                     measure =
                         type == SQLITE_INTEGER

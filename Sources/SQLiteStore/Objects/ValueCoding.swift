@@ -137,8 +137,7 @@ package enum ValueCoding {
         let measured: Double?
         let what: String
         switch value {
-        case .string(let s): (measured, what) = (Double(s.count), "length")
-        case .uri(let s): (measured, what) = (Double(s.count), "length")
+        case .string(let s), .uri(let s): (measured, what) = (Double(AttributeDescription.limitLength(of: s)), "length")
         case .binary(let b) where attribute.type == .binary: (measured, what) = (Double(b.count), "length")
         default: (measured, what) = (number(value), "value")
         }
