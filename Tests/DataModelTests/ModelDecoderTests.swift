@@ -510,6 +510,8 @@ private typealias SourceLocation = DataModel.SourceLocation
         (.binary, "AQID", .binary([1, 2, 3])),
         (.binary, "\"\"", .binary([])),
         (.binary, "/w==", .binary([255])),
+        (.binary, "\"AQ\\r\\nID\"", .binary([1, 2, 3])),
+        (.binary, "\"AQ ID\\n\"", .binary([1, 2, 3])),
         (.uri, "https://example.com/a?b=c", .uri("https://example.com/a?b=c")),
         (.uri, "urn:isbn:0451450523", .uri("urn:isbn:0451450523")),
     ])

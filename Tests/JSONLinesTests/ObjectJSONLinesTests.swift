@@ -503,6 +503,19 @@ private struct Fixture {
         #expect(!f.store.connection.isInTransaction)
     }
 
+    /// Base64 broken into lines by CRLF (MIME's line break), LF, CR, spaces or tabs
+    /// loads as the same bytes: "\r\n" is one Character, which a filter on
+    /// Characters kept.
+    @Test func base64IgnoresEveryKindOfLineBreak() throws {
+        let f = try Fixture("Types", yaml: typesModel)
+        defer { f.remove() }
+        let wrapped = [#"AQ\r\nID"#, #"AQID\r\n"#, #"AQ\nID"#, #"AQ\rID"#, #"AQ\n\rID"#, #"AQ ID\t"#]
+        let text = wrapped.map { #"{"payload":""# + $0 + #""}"# }.joined(separator: "\n") + "\n"
+        #expect(try ObjectJSONLines.load(f.access, entity: "Sample", text: text, file: "s.jsonl") == 6)
+        #expect(
+            try f.access.fetch("Sample").map { $0.values["payload"] } == Array(repeating: .binary([1, 2, 3]), count: 6))
+    }
+
     // MARK: The model's rules, line by line
 
     /// Two lines giving the same loan to two members (a one-to-one relationship):

@@ -213,9 +213,14 @@ package enum DefaultValueParser {
     /// malformed. Foundation decodes; padding is completed first, since Foundation
     /// requires it and the model format does not.
     static func base64Bytes(_ text: String) -> [UInt8]? {
-        var compact = text.filter { $0 != " " && $0 != "\n" && $0 != "\r" && $0 != "\t" }
+        // Whitespace byte by byte: "\r\n" (MIME's line break) is one Character, which
+        // a filter on Characters comparing with "\r" and "\n" would keep.
+        let whitespace: [UInt8] = [0x20, 0x0A, 0x0D, 0x09]
+        var compact = text.utf8.filter { !whitespace.contains($0) }
         guard compact.count % 4 != 1 else { return nil }
-        if !compact.hasSuffix("=") { compact += String(repeating: "=", count: (4 - compact.count % 4) % 4) }
-        return Data(base64Encoded: compact).map { [UInt8]($0) }
+        if compact.last != UInt8(ascii: "=") {
+            compact += repeatElement(UInt8(ascii: "="), count: (4 - compact.count % 4) % 4)
+        }
+        return Data(base64Encoded: Data(compact)).map { [UInt8]($0) }
     }
 }
