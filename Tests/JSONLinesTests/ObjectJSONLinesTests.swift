@@ -472,6 +472,18 @@ private struct Fixture {
             "samples.jsonl:3: Sample.link: 'example.com' is not an absolute URI (scheme:rest, e.g. https://example.com)"
         ),
         (#"{"payload":"***"}"#, "samples.jsonl:3: Sample.payload: '***' is not base64-encoded binary data"),
+        // A line's control characters are said as JSON writes them: no ESC reaches a
+        // terminal, no newline splits the message.
+        (
+            #"{"stamp":"2026\u001b]0;x\u0007\n\u009b"}"#,
+            #"samples.jsonl:3: Sample.stamp: '2026\u001b]0;x\u0007\n\u009b' is not an ISO 8601 date (2026-01-31, "#
+                + "2026-01-31T09:30:00Z or with an offset like +02:00)"
+        ),
+        (
+            #"{"col\rour\t":1}"#,
+            #"samples.jsonl:3: Sample.col\rour\t: no such attribute or relationship (Sample has amount, flag, i16, "#
+                + "i32, i64, link, opaque, payload, ratio, stamp, text, token, weight)"
+        ),
         (#"{"payload":[1,2]}"#, "samples.jsonl:3: Sample.payload: expected a binary value, found an array"),
         (
             #"{"colour":"red"}"#,
