@@ -23,33 +23,10 @@ package struct LoadError: Error, Sendable, CustomStringConvertible {
             self.message = message
         }
 
-        /// `file:line: field: message`, the line's text in them made ``visible(_:)``.
+        /// `file:line: field: message`, the line's text in them made visible
+        /// (`MessageText.visible`: no control character reaches the terminal).
         package var description: String {
-            "\(file):\(line): \(field.map { "\(Self.visible($0)): " } ?? "")\(Self.visible(message))"
-        }
-
-        /// `text` with its control characters written as JSON writes them (`\n`,
-        /// `\u001b`): a line's key or value quoted in a message can neither split the
-        /// message nor drive the terminal that shows it (an ESC sequence setting the
-        /// window's title, say). Every other character stays as it is.
-        package static func visible(_ text: String) -> String {
-            func isControl(_ scalar: Unicode.Scalar) -> Bool {
-                scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-            }
-            guard text.unicodeScalars.contains(where: isControl) else { return text }
-            var shown = ""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\n": shown += "\\n"
-                case "\r": shown += "\\r"
-                case "\t": shown += "\\t"
-                case _ where isControl(scalar):
-                    let hex = String(scalar.value, radix: 16)
-                    shown += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: shown.unicodeScalars.append(scalar)
-                }
-            }
-            return shown
+            "\(file):\(line): \(field.map { "\(MessageText.visible($0)): " } ?? "")\(MessageText.visible(message))"
         }
     }
 

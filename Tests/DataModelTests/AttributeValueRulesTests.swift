@@ -40,6 +40,8 @@ import Testing
         #expect(nick.violations(of: .string("e\u{301}")) == [])
         #expect(nick.violations(of: .string("😀😀😀")) == ["😀😀😀 is above max 5"])
         #expect(nick.violations(of: .string("é")) == ["é is below min 2"])
+        // A value's control characters are said as JSON writes them, not sent to the terminal.
+        #expect(nick.violations(of: .string("a\u{1B}]0;x\u{7}\n")) == [#"a\u001b]0;x\u0007\n is above max 5"#])
         #expect(attribute(.binary, max: .integer(2)).violations(of: .binary([1, 2, 3])) == ["AQID is above max 2"])
         #expect(
             attribute(.uri, max: .integer(8)).violations(of: .uri("https://example.com")) == [

@@ -16,10 +16,10 @@ extension AttributeDescription {
         // One limit at a time: with min above max (itself an error) a value breaks
         // both, and the second message would add nothing.
         if let minimum, let order = Self.compare(measure(value), with: minimum), order < 0 {
-            return ["\(value) is below min \(minimum)"]
+            return ["\(MessageText.visible("\(value)")) is below min \(minimum)"]
         }
         if let maximum, let order = Self.compare(measure(value), with: maximum), order > 0 {
-            return ["\(value) is above max \(maximum)"]
+            return ["\(MessageText.visible("\(value)")) is above max \(maximum)"]
         }
         return []
     }

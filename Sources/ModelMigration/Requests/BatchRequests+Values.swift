@@ -32,7 +32,8 @@ extension StoreRequests {
             for row in found {
                 let value = ValueCoding.attributeValue(row[1], as: a.type)
                 let detail =
-                    a.violations(of: value).first ?? (row[1].description + " is not a value of type \(a.type.rawValue)")
+                    a.violations(of: value).first
+                    ?? (MessageText.visible(row[1].description) + " is not a value of type \(a.type.rawValue)")
                 problems.append("\(entity.name) \(row[0].int64 ?? 0): \(attribute.name): \(detail)")
             }
             if count > found.count {
