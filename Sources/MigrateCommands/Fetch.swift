@@ -200,7 +200,11 @@ enum FetchRendering {
             count += 1
             let cells =
                 [String(row.primaryKey)] + (labelled ? [row.entity] : [])
-                + row.values.indices.map { row.hasProperty[$0] ? FetchRendering.text(row.values[$0]) : "" }
+                + row.values.indices.map {
+                    // A table for people: a newline or an ESC in a value neither breaks
+                    // its row nor reaches the terminal (`--json` gives the exact text).
+                    row.hasProperty[$0] ? MessageText.visible(FetchRendering.text(row.values[$0])) : ""
+                }
             if widths == nil {
                 pending.append(cells)
                 if pending.count >= Self.sample { flush() }

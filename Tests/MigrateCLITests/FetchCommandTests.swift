@@ -8,6 +8,23 @@ import Testing
         try InProcess.migrate(["fetch", shop.storePath] + arguments + ["--models", shop.modelsFolder])
     }
 
+    /// The text table shows a value's control characters as JSON escapes: one row a
+    /// line, nothing for the terminal to act on; `--json` keeps the exact text.
+    @Test func theTableShowsControlCharactersAsEscapes() throws {
+        let shop = try ShopModel.scenario()
+        defer { shop.remove() }
+        try shop.withObjects {
+            try $0.store.connection.execute(
+                "UPDATE ZPRODUCT SET ZNAME = 'Pen' || char(27) || ']0;x' || char(7, 10) || 'next' WHERE Z_PK = 2")
+        }
+        let table = try fetch(shop, ["Product", "--where", "price < 2", "--properties", "name"])
+        #expect(
+            table.stdout == "Z_PK  entity   name\n2     Product  Pen\\u001b]0;x\\u0007\\nnext\n(1 object)\n",
+            "\(table)")
+        let json = try fetch(shop, ["Product", "--json", "--where", "price < 2", "--properties", "name"])
+        #expect(json.stdout == #"{"_pk":2,"_entity":"Product","name":"Pen\u001b]0;x\u0007\nnext"}"# + "\n")
+    }
+
     @Test func jsonLinesWithSubentitiesLabelled() throws {
         let shop = try ShopModel.scenario()
         defer { shop.remove() }
