@@ -86,6 +86,29 @@ import Testing
         #expect(try s.storeVersion() == 2)
     }
 
+    /// A limit tightened twice, in two versions: the first hop leaves every row as it
+    /// was, so the plan checks the second hop's limit on the store now, as `apply`
+    /// would (the plan said "run migrate apply" and `apply` then exited 4).
+    @Test func aSecondTighteningAfterAHopThatWritesNothingIsCheckedByThePlan() throws {
+        func age(_ max: Int) throws -> String {
+            try edit(
+                Pets.v1, "      age: integer16?\n", "      age: { type: integer16, optional: true, max: \(max) }\n")
+        }
+        let s = try MigrationScenario("Pets", versions: [Pets.v1, try age(50), try age(40)])
+        defer { s.remove() }
+        try Pets.seed(s)
+        #expect {
+            try s.plan()
+        } throws: { error in
+            (error as? PlanningError)?.isNoPath == true
+                && "\(error)".hasPrefix("\(s.storePath): hop 2 → 3 of Pets cannot migrate this store's data:\n")
+                && "\(error)".contains("Person.age gets max 40, and stored values are outside it: 1 row: Z_PK 3: 41")
+        }
+        try s.withObjects { try $0.store.connection.execute("UPDATE ZPERSON SET ZAGE = 40 WHERE Z_PK = 3") }
+        try s.migrate()
+        #expect(try s.storeVersion() == 3)
+    }
+
     /// Through the CLI: exit 4, store unchanged, the remedy on stderr.
     @Test func theCLIExits4() throws {
         let s = try MigrationScenario.pets(Self.requiredAge)

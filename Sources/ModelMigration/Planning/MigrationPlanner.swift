@@ -143,7 +143,7 @@ public struct MigrationPlanner: Sendable {
         if plan.allSteps.contains(where: \.cost.movesRows) {
             try auditRowsToMove(for: &plan, audit: audit, store: store, counter: &counter)
         }
-        try checkFirstHopRequirements(of: plan, store: store)
+        try checkRequirementsTheStoreDecides(of: plan, store: store)
         if options.verify { plan.verification = Self.verification(after: plan) }
         return plan
     }
