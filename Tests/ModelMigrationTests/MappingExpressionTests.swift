@@ -316,6 +316,22 @@ import Testing
         }
     }
 
+    /// A string's length is its text's UTF-16 units whatever SQLite holds: a BLOB that
+    /// another tool wrote where a string belongs (😀 in 4 bytes, 2 units) fits a
+    /// `max: 3` in a mapping file's value as in the other checks; bytes count for
+    /// binary data only.
+    @Test func aStringsLengthIsItsTextsUTF16UnitsEvenInABlob() throws {
+        let s = try Self.visits("entities:\n  Visit:\n    properties:\n      code: { value: \"$source.name\" }\n")
+        defer { s.remove() }
+        try s.withObjects { try $0.store.connection.execute("UPDATE ZVISIT SET ZNAME = X'F09F9880' WHERE Z_PK = 1") }
+        try Migrator().apply(try s.plan())
+        #expect(try s.storeVersion() == 2)
+        let stored = try s.withObjects {
+            try $0.store.connection.scalarInt64("SELECT length(CAST(ZCODE AS BLOB)) FROM ZVISIT WHERE Z_PK = 1")
+        }
+        #expect(stored == 4)
+    }
+
     /// `onFailure: nil` makes a value outside the destination's rules nil, as it
     /// does a string that is not a number.
     @Test func onFailureNilMakesAValueOutsideTheRulesNil() throws {

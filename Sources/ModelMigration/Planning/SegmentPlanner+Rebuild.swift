@@ -405,7 +405,8 @@ extension SegmentPlanner {
         guard low != nil || high != nil else { return value }
         let shownLimits = limits.joined(separator: ", ") + (byLength && attribute.type != .binary ? " (length)" : "")
         arguments += [low ?? .null, high ?? .null, .text(label), .text(shownLimits)]
-        return "mm_within(\(value), ?, ?, \((byLength ? 1 : 0) | (nilOnFailure ? 2 : 0)), s.Z_PK, ?, ?)"
+        let flags = (byLength ? 1 : 0) | (nilOnFailure ? 2 : 0) | (byLength && attribute.type == .binary ? 4 : 0)
+        return "mm_within(\(value), ?, ?, \(flags), s.Z_PK, ?, ?)"
     }
 
     /// `?`, with `value` appended to `arguments`.

@@ -70,11 +70,11 @@ extension StoreRequests {
             default: break
             }
         }
-        // A text's length in UTF-16 units (`AttributeDescription.limitLength`), a blob's in bytes.
+        // A string's length in UTF-16 units (`AttributeDescription.limitLength`), binary data's in bytes.
         let measured =
             a.type == .string || a.type == .uri
             ? "mm_utf16_length(\(c))"
-            : a.type == .binary ? "length(\(c))" : a.type == .decimal ? "CAST(\(c) AS REAL)" : c
+            : a.type == .binary ? "length(CAST(\(c) AS BLOB))" : a.type == .decimal ? "CAST(\(c) AS REAL)" : c
         if let range = a.type.integerRange {
             conditions.append("typeof(\(c)) NOT IN (?, ?)")
             arguments += [.text("integer"), .text("null")]

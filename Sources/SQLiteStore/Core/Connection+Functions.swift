@@ -36,7 +36,8 @@ package import Foundation
 ///
 /// - `mm_within(value, low, high, flags, key, label, limits)`: the value, or a
 ///   failed statement naming the row when it (with flag 1, its length: UTF-16
-///   units of a text, as `NSString.length` counts, bytes of a blob) is below `low` or above `high` (NULL:
+///   units of its text, as `NSString.length` counts; with 4 as well, its bytes, for
+///   binary data) is below `low` or above `high` (NULL:
 ///   no bound); with flag 2, NULL instead of the failure (`onFailure: nil`): a
 ///   mapping file's value held to its destination attribute's range and
 ///   `min`/`max` (`Visit.stars: 40000 of source row Z_PK 2 is outside integer16
@@ -249,7 +250,7 @@ extension Connection {
                 let flags = sqlite3_value_int64(arguments[3])
                 if flags & 1 != 0 {
                     measure = .integer(
-                        type == SQLITE_BLOB
+                        flags & 4 != 0
                             ? Int64(sqlite3_value_bytes(value))
                             : Int64(textBytes(value).map { FoundationText.utf16Length($0) } ?? 0))
                 } else {
