@@ -332,6 +332,22 @@ import Testing
         #expect(stored == 4)
     }
 
+    /// A value said in a failed row's message shows its control characters: a NUL cut
+    /// SQLite's message there ("Visit.code: '"), an ESC reached the terminal.
+    @Test func aFailedRowsValueShowsItsControlCharacters() throws {
+        let s = try Self.visits("entities:\n  Visit:\n    properties:\n      code: { value: \"$source.name\" }\n")
+        defer { s.remove() }
+        try s.withObjects {
+            try $0.store.connection.execute("UPDATE ZVISIT SET ZNAME = 'a' || char(0, 27) || 'n' WHERE Z_PK = 1")
+        }
+        #expect {
+            try Migrator().apply(try s.plan())
+        } throws: { error in
+            "\(error)".contains(
+                #"Visit.code: 'a\u0000\u001bn' of source row Z_PK 1 is outside max 3 (length) (change the value"#)
+        }
+    }
+
     /// `onFailure: nil` makes a value outside the destination's rules nil, as it
     /// does a string that is not a number.
     @Test func onFailureNilMakesAValueOutsideTheRulesNil() throws {

@@ -271,12 +271,7 @@ extension Connection {
                 case SQLITE_INTEGER: shown = String(sqlite3_value_int64(value))
                 case SQLITE_FLOAT: shown = String(sqlite3_value_double(value))
                 case SQLITE_BLOB: shown = "\(sqlite3_value_bytes(value)) bytes"
-                default:
-                    let text = textArgument(value) ?? ""
-                    shown =
-                        "'"
-                        + (text.count > 40 ? String(text.prefix(40)) + "…" : text).replacingOccurrences(
-                            of: "'", with: "''") + "'"
+                default: shown = FoundationText.shown(textArgument(value) ?? "")
                 }
                 let label = textArgument(arguments[5]) ?? "a value"
                 let limits = textArgument(arguments[6]) ?? "its limits"

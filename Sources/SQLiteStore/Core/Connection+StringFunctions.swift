@@ -1,4 +1,5 @@
 internal import CSQLite
+import DataModel
 package import Foundation
 
 /// The SQL functions behind the `NSString` methods a mapping file's value may call
@@ -306,8 +307,11 @@ package enum FoundationText {
         return parts
     }
 
-    /// A text for an error message, quoted and cut at 40 characters.
+    /// A text for an error message, quoted and cut at 40 characters, its control
+    /// characters made visible (`MessageText.visible`: a NUL would end SQLite's
+    /// message there, an ESC reach the terminal).
     static func shown(_ text: String) -> String {
-        "'" + (text.count > 40 ? String(text.prefix(40)) + "…" : text).replacingOccurrences(of: "'", with: "''") + "'"
+        let cut = text.count > 40 ? String(text.prefix(40)) + "…" : text
+        return "'" + MessageText.visible(cut).replacingOccurrences(of: "'", with: "''") + "'"
     }
 }
