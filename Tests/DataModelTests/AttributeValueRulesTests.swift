@@ -59,6 +59,11 @@ import Testing
         #expect(
             attribute(.string).violations(of: .string("a\0b"))
                 == ["a NUL character (\\0) is not allowed (SQLite's SQL text ends at the first NUL)"])
+        // A limit it breaks is said first: a stored value may hold a NUL (`load` takes it),
+        // and `update`'s refusal of one over its maximum names the maximum.
+        #expect(
+            attribute(.string, max: .integer(3)).violations(of: .string("\0\0\0\0"))
+                == [#"\u0000\u0000\u0000\u0000 is above max 3"#])
     }
 
     @Test func nilIsAValueOfOptionalAttributesOnly() {

@@ -21,7 +21,12 @@ extension AttributeDescription {
         if let maximum, let order = Self.compare(measure(value), with: maximum), order > 0 {
             return ["\(MessageText.visible("\(value)")) is above max \(maximum)"]
         }
-        return []
+        // After the limits: a stored value with a NUL (which `load` takes) that breaks
+        // a limit is said to break the limit.
+        switch value {
+        case .string(let s), .uri(let s): return s.utf8.contains(0) ? [DefaultValueParser.nulMessage] : []
+        default: return []
+        }
     }
 
     /// The length `min` and `max` bound for a string or URI: its UTF-16 code units,
@@ -57,8 +62,8 @@ extension AttributeDescription {
                 : "\(v) is not a whole number, which \(type.rawValue) holds"
         case (.double, .double(let v)), (.float, .double(let v)), (.date, .date(let v)):
             return type.problem(storingDouble: v)
-        case (.string, .string(let s)), (.uri, .uri(let s)):
-            return s.utf8.contains(0) ? DefaultValueParser.nulMessage : nil
+        case (.string, .string), (.uri, .uri):
+            return nil
         case (.decimal, .decimal(let text)):
             // Within NSDecimalNumber's exponents (DefaultValueParser.decimalExponentProblem).
             return DefaultValueParser.canonicalDecimal(text).flatMap(DefaultValueParser.decimalExponentProblem).map {
