@@ -81,6 +81,16 @@ import Testing
         } throws: { error in
             "\(error)".contains("Person.nick gets max 3 (length), and stored values are outside it: 1 row: Z_PK 2")
         }
+        // A sample value shows its control characters: SQLite's quote() ended it at the
+        // NUL, and an ESC would reach the terminal.
+        try s.withObjects {
+            try $0.store.connection.execute("UPDATE ZPERSON SET ZNICK = 'ab' || char(0, 27) || 'cd' WHERE Z_PK = 2")
+        }
+        #expect {
+            try s.plan()
+        } throws: { error in
+            "\(error)".contains(#"stored values are outside it: 1 row: Z_PK 2: 'ab\u0000\u001bcd'"#)
+        }
         try s.withObjects { try $0.store.connection.execute("UPDATE ZPERSON SET ZNICK = '😀' WHERE Z_PK = 2") }
         try s.migrate()
         #expect(try s.storeVersion() == 2)

@@ -343,8 +343,8 @@ extension SegmentPlanner {
                 sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
                 rowsSQL:
                     """
-                    SELECT 'Z_PK ' || Z_PK || ': ' || quote(\(SQLText.q(column.name))) FROM \(SQLText.q(table.name)) \
-                    WHERE \(filter) ORDER BY Z_PK LIMIT 5
+                    SELECT 'Z_PK ' || Z_PK || ': ' || \(SQLText.shownValue(SQLText.q(column.name))) \
+                    FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5
                     """,
                 remedy:
                     "correct those values first, loosen the limit, or write \(file) with a policy for \(entity.name)"))

@@ -168,12 +168,10 @@ extension SegmentPlanner {
             \(columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND "))
             """
         let grouped = "GROUP BY \(columns.joined(separator: ", ")) HAVING count(*) > 1"
+        let shown = columns.map { SQLText.shownValue($0) }.joined(separator: " || ', ' || ")
         return (
             "SELECT 1 \(rows) \(grouped)",
-            """
-            SELECT \(columns.map { "quote(\($0))" }.joined(separator: " || ', ' || ")) AS value, count(*) AS n, \
-            group_concat(Z_PK, ', ') AS keys \(rows) \(grouped)
-            """
+            "SELECT \(shown) AS value, count(*) AS n, group_concat(Z_PK, ', ') AS keys \(rows) \(grouped)"
         )
     }
 

@@ -7,6 +7,8 @@ package import Foundation
 /// predicate functions. Offsets and lengths are `NSString`'s: UTF-16 code units.
 ///
 /// - `mm_utf16_length(text)`: `length`.
+/// - `mm_quoted_text(text)`: the text as `quote()` writes it, its control characters
+///   made visible (`MessageText.visible`); `SQLText.shownValue` uses it.
 /// - `mm_substring(text, index, side, key, label)`: `substringFromIndex:` (side 0) and
 ///   `substringToIndex:` (side 1); an index beyond the end fails the statement naming
 ///   the row `key` and `label` (NSString raises `NSRangeException`), or is NULL when
@@ -33,6 +35,15 @@ extension Connection {
                     return
                 }
                 sqlite3_result_int64(context, Int64(FoundationText.utf16Length(bytes)))
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "mm_quoted_text", 1, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments, let text = textArgument(arguments[0]) else {
+                    sqlite3_result_null(context!)
+                    return
+                }
+                resultText(context, SQLText.enclosed(MessageText.visible(text), in: "'"))
             }, nil, nil, nil)
         sqlite3_create_function_v2(
             db, "mm_trim", 1, flags, nil,

@@ -18,4 +18,11 @@ package enum SQLText {
         result.append(quote)
         return String(result)
     }
+
+    /// SQL giving `expression`'s value as `quote()` writes it, for a message: a text's
+    /// control characters made visible (`mm_quoted_text`). `quote()` ends a text at its
+    /// first NUL, and an ESC in a stored value would reach the terminal.
+    package static func shownValue(_ expression: String) -> String {
+        "CASE typeof(\(expression)) WHEN 'text' THEN mm_quoted_text(\(expression)) ELSE quote(\(expression)) END"
+    }
 }
