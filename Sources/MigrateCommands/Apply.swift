@@ -363,7 +363,7 @@ final class ProgressReporter {
             if json {
                 Output.jsonLine(Apply.Event.step(index: index, of: total, summary: summary, cost: "\(cost)"))
             } else if terminal {
-                Output.errRaw("\r\u{1B}[K[\(index)/\(total)] \(summary) [\(cost)]")
+                Output.progress("[\(index)/\(total)] \(summary) [\(cost)]")
             }
         case .stepFinished(let index, let seconds, let rows):
             if json { Output.jsonLine(Apply.Event.stepDone(index: index, seconds: seconds, rows: rows)) }
@@ -373,7 +373,7 @@ final class ProgressReporter {
             } else if terminal {
                 // The rate and ETA of the rows done since the step started, once they mean something.
                 let estimate = ProgressEstimate(done: done, total: total, elapsed: Date().timeIntervalSince(started))
-                Output.errRaw("\r\u{1B}[K  " + estimate.text(unit: "rows"))
+                Output.progress("  " + estimate.text(unit: "rows"))
             }
         case .checking(let count):
             if json { Output.jsonLine(Apply.Event.checks(count: count)) }
@@ -381,7 +381,7 @@ final class ProgressReporter {
     }
 
     func finish() {
-        if terminal && !json { Output.errRaw("\r\u{1B}[K") }
+        if terminal && !json { Output.progress(nil) }
     }
 }
 

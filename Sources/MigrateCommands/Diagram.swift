@@ -86,7 +86,7 @@ struct Diagram: MigrateCommand {
         } else if let output {
             Output.out("wrote \(output)")
         } else {
-            Output.write(text)
+            Output.out(text)
         }
     }
 

@@ -80,7 +80,7 @@ struct Dump: MigrateCommand {
                 lastDraw = now
                 let estimate = ProgressEstimate(
                     done: Int64(written), total: total, elapsed: now.timeIntervalSince(started))
-                Output.errRaw("\r\u{1B}[K" + estimate.text(unit: "objects"))
+                Output.progress(estimate.text(unit: "objects"))
             }
             if let entity {
                 try ObjectJSONLines.dump(
@@ -88,7 +88,7 @@ struct Dump: MigrateCommand {
             } else {
                 try ObjectJSONLines.dumpAll(access, progress: progress, writeChunk: Output.writeBytes)
             }
-            if terminal { Output.errRaw("\r\u{1B}[K") }
+            if terminal { Output.progress(nil) }
             if limit == nil {
                 for name in entity.map({ [$0] }) ?? roots { try warnAboutUnknownEntityRows(access, entity: name) }
             }

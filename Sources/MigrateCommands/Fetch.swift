@@ -230,10 +230,20 @@ enum FetchRendering {
             Output.write("(\(count) object\(count == 1 ? "" : "s"))\n")
         }
 
+        /// The first `count` characters of a cell, without the part of a `\u001b` or
+        /// `\n` escape (``MessageText`` made it) that the cut would split.
+        static func cut(_ cell: String, to count: Int) -> String {
+            let head = cell.prefix(count)
+            guard let slash = head.suffix(5).lastIndex(of: "\\") else { return String(head) }
+            let escape = head[slash...]
+            let whole = escape.dropFirst().first == "u" ? 6 : 2
+            return escape.count < whole ? String(head[..<slash]) : String(head)
+        }
+
         func line(_ cells: [String]) -> String {
             guard let widths else { return "" }
             return zip(cells, widths).map { cell, width in
-                let cut = cell.count > width ? String(cell.prefix(width - 1)) + "…" : cell
+                let cut = cell.count > width ? Self.cut(cell, to: width - 1) + "…" : cell
                 return cut.padding(toLength: width, withPad: " ", startingAt: 0)
             }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) + "\n"
         }

@@ -21,14 +21,14 @@ final class FleetProgress: Sendable {
         guard due else { return }
         let estimate = ProgressEstimate(
             done: Int64(tally.stores), total: total.map(Int64.init), elapsed: now.timeIntervalSince(started))
-        var line = "\r\u{1B}[K\(tally.stores)\(total.map { "/\($0)" } ?? "") stores"
+        var line = "\(tally.stores)\(total.map { "/\($0)" } ?? "") stores"
         let bad = tally.failed + tally.noPath + tally.unknownVersion
         if bad > 0 { line += ", \(bad) failed" }
         // Stores finish unevenly: a tenth of a store a second is still a rate.
         if let rate = estimate.rate { line += String(format: ", %.1f stores/s", rate) }
         if let left = estimate.secondsLeft { line += ", ETA \(left) s" }
-        Output.errRaw(line)
+        Output.progress(line)
     }
 
-    func finish() { if terminal { Output.errRaw("\r\u{1B}[K") } }
+    func finish() { if terminal { Output.progress(nil) } }
 }

@@ -58,11 +58,10 @@ final class LoadProgress {
         let now = Date()
         guard now.timeIntervalSince(lastDraw) >= 0.1 || finished else { return }
         lastDraw = now
-        Output.errRaw(
-            "\r\u{1B}[K"
-                + Self.text(
-                    State(lines: lines, bytes: bytes, finishedReading: finished), total: bytesInAll,
-                    elapsed: now.timeIntervalSince(started)))
+        Output.progress(
+            Self.text(
+                State(lines: lines, bytes: bytes, finishedReading: finished), total: bytesInAll,
+                elapsed: now.timeIntervalSince(started)))
     }
 
     /// Stops the periodic lines and clears the terminal's line.
@@ -72,7 +71,7 @@ final class LoadProgress {
             ticker.join()
             self.ticker = nil
         }
-        if drawsOnTerminal { Output.errRaw("\r\u{1B}[K") }
+        if drawsOnTerminal { Output.progress(nil) }
     }
 
     private static func emit(_ state: State, json: Bool, total: Int64?, elapsed: Double) {

@@ -123,7 +123,7 @@ public enum MigrateTool {
             let text = Migrate.fullMessage(for: error, columns: Invocation.current.columns)
             let code = Migrate.exitCode(for: error).rawValue
             if !text.isEmpty {
-                if code == ExitCode.success.rawValue { Output.write(text + "\n") } else { Output.errRaw(text + "\n") }
+                if code == ExitCode.success.rawValue { Output.write(text + "\n") } else { Output.err(text + "\n") }
             }
             return code
         }

@@ -67,8 +67,12 @@ enum Output {
         }
     }
 
+    /// Writes a line (a newline added when missing): a report, a message, a JSON
+    /// value. Its control characters other than line feeds and tabs are made visible
+    /// (`\u001b`): whatever a model file, a store or the command line held, nothing the
+    /// tool says drives the terminal (inside JSON strings the escape means the same).
     static func out(_ text: String) {
-        emit(text.hasSuffix("\n") ? text : text + "\n", to: .output)
+        emit(MessageText.visible(text.hasSuffix("\n") ? text : text + "\n", keepingLineBreaks: true), to: .output)
     }
 
     /// Writes text as it is (no newline added).
@@ -94,13 +98,15 @@ enum Output {
         }
     }
 
-    /// Writes to stderr as it is (progress lines).
-    static func errRaw(_ text: String) {
-        emit(text, to: .errors)
+    /// Redraws the progress line on a terminal's stderr: the line cleared, then `text`,
+    /// its control characters made visible as ``out(_:)`` does; `nil` only clears it.
+    static func progress(_ text: String?) {
+        emit("\r\u{1B}[K" + (text.map { MessageText.visible($0) } ?? ""), to: .errors)
     }
 
+    /// Writes a line to stderr, made visible as ``out(_:)`` does.
     static func err(_ text: String) {
-        emit(text.hasSuffix("\n") ? text : text + "\n", to: .errors)
+        emit(MessageText.visible(text.hasSuffix("\n") ? text : text + "\n", keepingLineBreaks: true), to: .errors)
     }
 
     /// After a command that succeeded: a lost write to stdout is reported, and fails

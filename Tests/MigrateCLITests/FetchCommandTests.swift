@@ -21,6 +21,14 @@ import Testing
         #expect(
             table.stdout == "Z_PK  entity   name\n2     Product  Pen\\u001b]0;x\\u0007\\nnext\n(1 object)\n",
             "\(table)")
+        // A cell cut at the column's 40 characters keeps whole escapes: six `\u0001` and
+        // the ellipsis, not a seventh cut to `\u`.
+        try shop.withObjects {
+            try $0.store.connection.execute(
+                "UPDATE ZPRODUCT SET ZNAME = 'x' || char(1, 1, 1, 1, 1, 1, 1, 1) WHERE Z_PK = 1")
+        }
+        let cut = try fetch(shop, ["Product", "--where", "price > 10 AND price < 20", "--properties", "name"])
+        #expect(cut.stdout.contains("x" + String(repeating: "\\u0001", count: 6) + "…\n"), "\(cut)")
         let json = try fetch(shop, ["Product", "--json", "--where", "price < 2", "--properties", "name"])
         #expect(json.stdout == #"{"_pk":2,"_entity":"Product","name":"Pen\u001b]0;x\u0007\nnext"}"# + "\n")
     }

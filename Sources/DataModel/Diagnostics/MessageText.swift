@@ -4,8 +4,13 @@ package enum MessageText {
     /// `\u001b`): a key or value quoted in a message can neither split the message
     /// nor drive the terminal that shows it (an ESC sequence setting the window's
     /// title, say). C0 and C1 controls and DEL; every other character stays as it is.
-    package static func visible(_ text: String) -> String {
-        func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) }
+    /// `keepingLineBreaks`: line feeds and tabs stay (a whole message or report, whose
+    /// lines are its own).
+    package static func visible(_ text: String, keepingLineBreaks: Bool = false) -> String {
+        func isControl(_ scalar: Unicode.Scalar) -> Bool {
+            guard scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) else { return false }
+            return !keepingLineBreaks || (scalar != "\n" && scalar != "\t")
+        }
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var shown = ""
         for scalar in text.unicodeScalars {
